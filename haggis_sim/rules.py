@@ -1,0 +1,149 @@
+"""Rule flags and the six presets of RULES.md section 8.
+
+>>> r = Rules.preset("revised", players=3)
+>>> r.card_points, r.bet_values, r.first_out_bonus
+('classic', (15, 30), 0)
+>>> Rules.preset("classic", players=3, bomb_capture="tournament").bomb_capture
+'tournament'
+>>> Rules.preset("classic", players=3).first_out_bonus
+5
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+import numpy as np
+
+from .engine import layout as L
+
+PRESETS = ("classic", "revised", "revised-split", "deluxe", "aid", "haggish")
+DEFAULT_PRESET = "revised"
+
+CHOICES: dict[str, tuple[str, ...]] = {
+    "bomb_capture": ("winner_chooses", "tournament", "tournament_nonbomb"),
+    "haggis_to": ("shepherd", "last_to_play", "nobody"),
+    "card_points": ("classic", "per_card"),
+    "bet_settlement": ("takes_all", "split", "threshold"),
+    "lead_tiebreak": ("left_of_dealer", "left_of_previous_leader"),
+    "game_end": ("target", "rounds"),
+}
+ALLOWED_BETS = L.BET_VALUES  # (5, 15, 30)
+
+_PRESET_FLAGS: dict[str, dict[str, Any]] = {
+    "classic": {"first_out_bonus": "5 with 3 players"},
+    "revised": {},
+    "revised-split": {"bet_settlement": "split"},
+    "deluxe": {
+        "bet_values": (5, 15, 30),
+        "card_points": "per_card",
+        "lead_tiebreak": "left_of_previous_leader",
+    },
+    "aid": {"bet_values": (5, 15, 30), "bet_settlement": "threshold", "haggis_to": "last_to_play"},
+    "haggish": {"haggis_to": "nobody"},
+}
+_PRESET_PLAYERS = {"revised-split": (3,), "haggish": (2,)}
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One complete set of rule flags (RULES.md); build it with :meth:`preset`."""
+
+    players: int = 3
+    preset_name: str = DEFAULT_PRESET
+    bomb_capture: str = "winner_chooses"
+    haggis_to: str = "shepherd"
+    card_points: str = "classic"
+    first_out_bonus: int = 0
+    bet_values: tuple[int, ...] = (15, 30)
+    bet_settlement: str = "takes_all"
+    lead_tiebreak: str = "left_of_dealer"
+    game_end: str = "target"
+    target_score: int = 250
+    rounds: int = 6
+
+    def __post_init__(self) -> None:
+        if self.players not in (2, 3):
+            raise ValueError(f"players must be 2 or 3, not {self.players!r}")
+        for flag, allowed in CHOICES.items():
+            value = getattr(self, flag)
+            if value not in allowed:
+                raise ValueError(
+                    f"rule flag {flag} must be one of {', '.join(allowed)}; got {value!r}"
+                )
+        bets = self.bet_values
+        if not isinstance(bets, tuple) or any(b not in ALLOWED_BETS for b in bets):
+            raise ValueError(f"bet_values must be a subset of 5, 15, 30; got {bets!r}")
+        if len(set(bets)) != len(bets):
+            raise ValueError(f"bet_values repeats a value: {bets!r}")
+        for name, lo, hi in (
+            ("first_out_bonus", 0, 100),
+            ("target_score", 1, 100000),
+            ("rounds", 1, 1000),
+        ):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+                raise ValueError(f"rule flag {name} must be an integer {lo}..{hi}; got {v!r}")
+
+    @classmethod
+    def flag_names(cls) -> tuple[str, ...]:
+        """Names accepted as keyword overrides by :meth:`preset`."""
+        return tuple(f.name for f in fields(cls) if f.name not in ("players", "preset_name"))
+
+    @classmethod
+    def preset(cls, name: str = DEFAULT_PRESET, players: int = 3, **overrides: Any) -> Rules:
+        """The named preset for ``players`` players, with rule flags overridden by keyword.
+
+        Raises ValueError for an unknown preset, flag or value, or a player count the
+        preset does not allow.
+        """
+        if name not in PRESETS:
+            raise ValueError(f"unknown rules preset {name!r}; known: {', '.join(PRESETS)}")
+        if players not in _PRESET_PLAYERS.get(name, (2, 3)):
+            raise ValueError(f"preset {name!r} is for {_PRESET_PLAYERS[name][0]} players only")
+        known = cls.flag_names()
+        for key in overrides:
+            if key not in known:
+                raise ValueError(f"unknown rule flag {key!r}; known: {', '.join(known)}")
+        flags: dict[str, Any] = dict(_PRESET_FLAGS[name])
+        if name == "classic":
+            flags["first_out_bonus"] = 5 if players == 3 else 0
+        flags.update(overrides)
+        if "bet_values" in flags and isinstance(flags["bet_values"], list):
+            flags["bet_values"] = tuple(flags["bet_values"])
+        return cls(players=players, preset_name=name, **flags)
+
+    def with_flags(self, **overrides: Any) -> Rules:
+        """A copy with some flags changed (validated like :meth:`preset`)."""
+        known = self.flag_names()
+        for key in overrides:
+            if key not in known:
+                raise ValueError(f"unknown rule flag {key!r}; known: {', '.join(known)}")
+        return replace(self, **overrides)
+
+    @property
+    def n_suits(self) -> int:
+        """Suits in play: 4 (a-d) with 2 players, 5 (a-e) with 3."""
+        return 4 if self.players == 2 else 5
+
+    def as_dict(self) -> dict[str, Any]:
+        """All flags as plain values (for manifests and logs)."""
+        d = asdict(self)
+        d["bet_values"] = list(self.bet_values)
+        return d
+
+    def to_array(self) -> np.ndarray:
+        """The flags as the engine's int64 rules array."""
+        a = np.zeros(L.N_RULES, dtype=np.int64)
+        a[L.R_PLAYERS] = self.players
+        a[L.R_BOMB_CAPTURE] = CHOICES["bomb_capture"].index(self.bomb_capture)
+        a[L.R_HAGGIS_TO] = CHOICES["haggis_to"].index(self.haggis_to)
+        a[L.R_CARD_POINTS] = CHOICES["card_points"].index(self.card_points)
+        a[L.R_BONUS] = self.first_out_bonus
+        a[L.R_BET_MASK] = sum(1 << ALLOWED_BETS.index(b) for b in self.bet_values)
+        a[L.R_SETTLEMENT] = CHOICES["bet_settlement"].index(self.bet_settlement)
+        a[L.R_LEAD_TIEBREAK] = CHOICES["lead_tiebreak"].index(self.lead_tiebreak)
+        a[L.R_GAME_END] = CHOICES["game_end"].index(self.game_end)
+        a[L.R_END_VALUE] = self.target_score if self.game_end == "target" else self.rounds
+        return a

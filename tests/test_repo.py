@@ -1,0 +1,26 @@
+"""The README's commands and .ci/run stay in step."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    return re.findall(r"```\n(python3 -m venv .*?)\n```", text)
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    commands = readme_commands()
+    assert len(commands) == 2, commands
+    test_command = commands[1]
+    assert "pytest" in test_command
+    ci_lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert test_command in ci_lines
+
+
+def test_readme_main_command_plays_a_game() -> None:
+    assert "haggis-sim play" in readme_commands()[0]
