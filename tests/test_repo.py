@@ -24,3 +24,15 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
 
 def test_readme_main_command_plays_a_game() -> None:
     assert "haggis-sim play" in readme_commands()[0]
+
+
+def test_readme_python_example_runs(capsys) -> None:  # type: ignore[no-untyped-def]
+    text = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})
+    printed = capsys.readouterr().out
+    for line in re.findall(r"^print\(.*?\)  # (.*)$", "\n".join(blocks), flags=re.M):
+        assert line in printed
+    assert "['set of 4 10s', 'stair of 2 pairs to 10', 'stair of 2 pairs to J']" in printed
