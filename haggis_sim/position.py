@@ -241,7 +241,11 @@ class _Position:
 
     # --- acting --------------------------------------------------------------------------
     def _check_seat(self, seat: int) -> None:
-        if not isinstance(seat, int | np.integer) or not 0 <= seat < self.players:
+        if (
+            not isinstance(seat, int | np.integer)
+            or isinstance(seat, bool)
+            or not 0 <= seat < self.players
+        ):
             raise IllegalAction(f"bad seat {seat!r}: seats are 0..{self.players - 1}")
 
     def _check_turn(self, seat: int) -> None:
@@ -389,7 +393,7 @@ class Round(_Position):
         n = rules.players
         if len(hands) != n:
             raise ValueError(f"{n} players need {n} hands, got {len(hands)}")
-        if not isinstance(leader, int) or not 0 <= leader < n:
+        if not isinstance(leader, int) or isinstance(leader, bool) or not 0 <= leader < n:
             raise ValueError(f"bad leader {leader!r}: seats are 0..{n - 1}")
         parsed = [parse_cards(h) for h in hands]
         hag = parse_cards(haggis)

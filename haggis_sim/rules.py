@@ -100,6 +100,8 @@ class Rules:
         """
         if name not in PRESETS:
             raise ValueError(f"unknown rules preset {name!r}; known: {', '.join(PRESETS)}")
+        if players not in (2, 3):
+            raise ValueError(f"players must be 2 or 3, not {players!r}")
         if players not in _PRESET_PLAYERS.get(name, (2, 3)):
             raise ValueError(f"preset {name!r} is for {_PRESET_PLAYERS[name][0]} players only")
         known = cls.flag_names()
