@@ -128,6 +128,7 @@ S_WINNER = 59
 S_SEED = 60  # the game's deal seed
 S_HAGGIS_TO_SEAT = 61  # who received the Haggis (-1 nobody)
 S_SIZE = 62  # 3 entries: hand sizes, filled only in observations
+S_CAPTURES = 65  # tricks captured so far this round
 R_BASE = 66
 STATE_SIZE = R_BASE + N_RULES
 

@@ -49,6 +49,7 @@ from .layout import (
     S_BET,
     S_BLACK_LEFT,
     S_CAPT,
+    S_CAPTURES,
     S_DEALER,
     S_FIRST_LEADER,
     S_GAME,
@@ -204,6 +205,7 @@ def start_round(st, hands, haggis, leader, dealer):
     st[S_PLAY_SEQ] = 0
     st[S_LAST_PLAYER] = -1
     st[S_LAST_RECEIVER] = -1
+    st[S_CAPTURES] = 0
     st[S_BLACK_LEFT] = 0
     st[S_HAGGIS_TO_SEAT] = -1
 
@@ -460,6 +462,7 @@ def _capture_trick(st, recv):
     st[S_CAPT + recv] |= st[S_TRICK_CARDS]
     st[S_TRICK_CARDS] = 0
     st[S_LAST_RECEIVER] = recv
+    st[S_CAPTURES] += 1
 
 
 @njit(cache=True)
