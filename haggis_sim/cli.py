@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import re
+import sys
+import time
+from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 import typer
 
 from . import __version__
@@ -55,16 +59,50 @@ def build_rules(preset: str, players: int, overrides: list[str]) -> Rules:
     return Rules.preset(preset, players=players, **parse_rule_overrides(overrides))
 
 
+def parse_games(text: str) -> int:
+    """``1e6``, ``250000`` or ``250_000`` as a positive integer; ValueError otherwise."""
+    t = text.strip().replace("_", "")
+    try:
+        value = int(t) if re.fullmatch(r"[+-]?\d+", t) else float(t)
+    except ValueError:
+        raise ValueError(
+            f"--games must be a number like 1000, 1e6 or 250_000, got {text!r}"
+        ) from None
+    if isinstance(value, float) and not value.is_integer():
+        raise ValueError(f"--games must be a whole number, got {text!r}")
+    if value <= 0:
+        raise ValueError(f"--games must be positive, got {text!r}")
+    return int(value)
+
+
+def split_strategies(text: str) -> list[str]:
+    """Split ``a,b:k=v,k2=v2,c`` into specs: a ``k=v`` item belongs to the spec before it."""
+    specs: list[str] = []
+    for item in (x.strip() for x in text.split(",")):
+        if not item:
+            raise ValueError(f"empty strategy in --strategies {text!r}")
+        if "=" in item and ":" not in item and specs:
+            specs[-1] += "," + item
+        else:
+            specs.append(item)
+    return specs
+
+
+def quiet_terminal() -> bool:
+    return bool(os.environ.get("CI")) or not sys.stderr.isatty()
+
+
+RulesOpt = Annotated[str, typer.Option("--rules", help=f"Rules preset: {', '.join(PRESETS)}.")]
+RuleOpt = Annotated[
+    list[str] | None, typer.Option("--rule", help="Override a rule flag: FLAG=VALUE (repeatable).")
+]
+
+
 @app.command()
 def play(
     players: Annotated[int, typer.Option("--players", "-p", help="2 or 3 players.")] = 2,
-    rules: Annotated[
-        str, typer.Option("--rules", help=f"Rules preset: {', '.join(PRESETS)}.")
-    ] = "revised",
-    rule: Annotated[
-        list[str] | None,
-        typer.Option("--rule", help="Override a rule flag: FLAG=VALUE (repeatable)."),
-    ] = None,
+    rules: RulesOpt = "revised",
+    rule: RuleOpt = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the deal and the players.")] = 0,
     bet_rate: Annotated[
         float, typer.Option("--bet-rate", help="Chance a random player bets when it may.")
@@ -82,9 +120,213 @@ def play(
 
 
 @app.command()
+def run(
+    strategies: Annotated[
+        str,
+        typer.Option(
+            "--strategies",
+            "-s",
+            help="Comma-separated strategies, one per seat, each NAME or NAME:k=v,k=v "
+            "(e.g. greedy,random:bet=0.2). Fewer than seats: the list repeats.",
+        ),
+    ] = "greedy,random",
+    games: Annotated[
+        str, typer.Option("--games", "-n", help="Games to play: 1000, 1e6, 250_000.")
+    ] = "1000",
+    players: Annotated[int, typer.Option("--players", "-p", help="2 or 3 players.")] = 2,
+    rules: RulesOpt = "revised",
+    rule: RuleOpt = None,
+    seed: Annotated[int, typer.Option("--seed", help="Run seed: deals and strategy RNGs.")] = 0,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes (0: all cores).")] = 0,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Run folder (default runs/<time>-<strategies>).")
+    ] = None,
+    seats: Annotated[
+        str, typer.Option("--seats", help="rotate: replay each deal with every seat order; fixed.")
+    ] = "rotate",
+    backend: Annotated[
+        str, typer.Option("--backend", help="loky (this machine) or dask (a cluster).")
+    ] = "loky",
+    scheduler: Annotated[
+        str | None,
+        typer.Option("--scheduler", help="Dask scheduler address (default: a local cluster)."),
+    ] = None,
+    chunk_size: Annotated[int, typer.Option("--chunk-size", help="Games per task.")] = 2000,
+    log_moves: Annotated[
+        bool, typer.Option("--log-moves/--no-log-moves", help="Write the moves table.")
+    ] = True,
+    resume: Annotated[
+        Path | None,
+        typer.Option("--resume", help="Continue an interrupted run folder (its settings)."),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Play many complete games between strategies; log every move to Parquet."""
+    from rich.console import Console
+
+    from .runner.run import RunConfig, RunError, execute
+    from .runner.summary import summarize
+
+    console = Console(stderr=True)
+    try:
+        if resume is not None:
+            from .runner.run import read_manifest
+
+            manifest = read_manifest(resume)
+            config = RunConfig(
+                **{**manifest["config"], "jobs": jobs, "backend": backend, "scheduler": scheduler}
+            )
+            run_dir = resume
+        else:
+            the_rules = build_rules(rules, players, rule or [])
+            specs = split_strategies(strategies)
+            n_games = parse_games(games)
+            if jobs < 0:
+                raise ValueError(f"--jobs must be 0 (all cores) or more, got {jobs}")
+            config = RunConfig(
+                strategies=specs, games=n_games, rules=the_rules.as_dict(), seed=seed,
+                seats=seats, chunk_size=chunk_size, log_moves=log_moves, jobs=jobs,
+                backend=backend, scheduler=scheduler,
+            )  # fmt: skip
+            config.validate()
+            if out is None:
+                stamp = time.strftime("%Y%m%d-%H%M%S")
+                names = "-".join(s.split(":")[0] for s in specs)
+                out = Path("runs") / f"{stamp}-{names}"
+            run_dir = out
+    except (RunError, ValueError) as exc:
+        raise fail(str(exc)) from None
+
+    show = not (quiet or quiet_terminal())
+    t0 = time.perf_counter()
+    try:
+        if show:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            with Progress(
+                TextColumn("[bold]games"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=console,
+            ) as progress:
+                task = progress.add_task("games", total=config.games, rate="")
+                start_done: list[int] = []
+
+                def on_progress(done: int, total: int) -> None:
+                    if not start_done:
+                        start_done.append(done)
+                    secs = time.perf_counter() - t0
+                    rate = (done - start_done[0]) / secs if secs > 0 else 0.0
+                    progress.update(task, completed=done, rate=f"{rate:,.0f} games/s")
+
+                manifest = execute(config, run_dir, resume=resume is not None,
+                                   on_progress=on_progress)  # fmt: skip
+        else:
+            manifest = execute(config, run_dir, resume=resume is not None)
+    except (RunError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    except KeyboardInterrupt:
+        typer.echo(
+            f"\ninterrupted: finished chunks are kept; continue with "
+            f"haggis-sim run --resume {run_dir}",
+            err=True,
+        )
+        raise typer.Exit(code=130) from None
+    seconds = time.perf_counter() - t0
+    specs_final = [s["spec"] for s in manifest["strategies"]]
+    rows = summarize(run_dir, specs_final, int(manifest["players"]))
+    from rich.table import Table
+
+    table = Table(title=f"{config.games:,} games in {seconds:,.1f} s "
+                  f"({config.games / seconds:,.0f} games/s)")  # fmt: skip
+    for col in ("#", "strategy", "games", "wins", "win rate", "95% interval", "mean score"):
+        table.add_column(col, justify="left" if col == "strategy" else "right")
+    for r in rows:
+        table.add_row(
+            str(r.entry), r.spec, f"{r.games:,}", f"{r.wins:,}", f"{r.win_rate:.1%}",
+            f"{r.low:.1%} – {r.high:.1%}", f"{r.mean_score:.1f}",
+        )  # fmt: skip
+    Console().print(table)
+    typer.echo(f"logs: {run_dir}/  (games/, rounds/, moves/, manifest.json)")
+    typer.echo(f'query: haggis-sim query {run_dir} "SELECT * FROM games LIMIT 5"')
+
+
+@app.command()
+def query(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder.")],
+    sql: Annotated[str, typer.Argument(help="SQL over the views games, rounds, moves.")],
+    to: Annotated[
+        Path | None, typer.Option("--to", help="Write the result to a .csv or .parquet file.")
+    ] = None,
+) -> None:
+    """Run a DuckDB SQL query over a run's Parquet logs."""
+    import duckdb
+
+    from .runner.query import run_query
+
+    if not (run_dir / "manifest.json").exists():
+        raise fail(f"{run_dir} is not a haggis-sim run folder (no manifest.json)")
+    try:
+        rel = run_query(run_dir, sql, to)
+    except (duckdb.Error, ValueError, FileNotFoundError) as exc:
+        raise fail(str(exc).splitlines()[0]) from None
+    if rel is not None:
+        rel.show(max_width=200, max_rows=100)
+    else:
+        typer.echo(f"wrote {to}")
+
+
+@app.command()
+def replay(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder.")],
+    game_id: Annotated[int, typer.Argument(help="The game to replay.")],
+) -> None:
+    """Re-play a logged game through the engine and print it trick by trick.
+
+    Fails (exit status 1) at the first point where the log and the engine disagree.
+    """
+    from .runner.replay import ReplayMismatch
+    from .runner.replay import replay as do_replay
+    from .runner.run import RunError
+
+    try:
+        for line in do_replay(run_dir, game_id):
+            typer.echo(line)
+    except (RunError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    except ReplayMismatch as exc:
+        typer.echo(f"REPLAY MISMATCH: {exc}", err=True)
+        raise typer.Exit(code=1) from None
+
+
+@app.command(name="strategies")
+def list_strategies() -> None:
+    """List every known strategy and its parameters."""
+    from strategies import known
+
+    for name, cls in sorted(known().items()):
+        typer.echo(f"{name}: {cls.description}")
+        for p in cls.params:
+            typer.echo(f"    {p.describe()}")
+        if not cls.params:
+            typer.echo("    (no parameters)")
+
+
+@app.command()
 def version() -> None:
     """Print the package version."""
-    typer.echo(f"haggis-sim {__version__} (numpy {np.__version__})")
+    typer.echo(f"haggis-sim {__version__}")
 
 
 if __name__ == "__main__":  # pragma: no cover - python -m haggis_sim.cli

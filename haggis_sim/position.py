@@ -96,6 +96,38 @@ class Observation:
     scores: tuple[int, ...]
     array: np.ndarray
 
+    @classmethod
+    def from_array(cls, obs: np.ndarray, seat: int) -> Observation:
+        """The observation of ``seat`` from an engine observation array (``observe``)."""
+        n = int(obs[L.S_NP])
+        phase = PHASES[int(obs[L.S_PHASE])]
+        to_act = int(obs[L.S_TO_ACT])
+        top = int(obs[L.S_TOP])
+        top_seat = int(obs[L.S_TOP_SEAT])
+        return cls(
+            seat=seat,
+            players=n,
+            phase=phase,
+            to_act=None if to_act < 0 or phase in ("round_over", "game_over") else to_act,
+            hand=Cards.from_mask(int(obs[L.S_HAND + seat])),
+            hand_sizes=tuple(int(obs[L.S_SIZE + s]) for s in range(n)),
+            faces_held=tuple(
+                "".join("JQK"[f] for f in range(3) if obs[L.S_HAND + s] >> (45 + 3 * s + f) & 1)
+                for s in range(n)
+            ),
+            bets=tuple(int(obs[L.S_BET + s]) for s in range(n)),
+            has_played=tuple(bool(obs[L.S_PLAYED + s]) for s in range(n)),
+            top=Combo(top) if top else None,
+            top_seat=None if top_seat < 0 else top_seat,
+            leader=int(obs[L.S_LEADER]),
+            trick_no=int(obs[L.S_TRICK_NO]),
+            trick_cards=Cards.from_mask(int(obs[L.S_TRICK_CARDS])),
+            captured=tuple(Cards.from_mask(int(obs[L.S_CAPT + s])) for s in range(n)),
+            out_order=tuple(int(obs[L.S_OUT + i]) for i in range(int(obs[L.S_N_OUT]))),
+            scores=tuple(int(obs[L.S_SCORE + s]) for s in range(n)),
+            array=obs,
+        )
+
     @property
     def played_cards(self) -> Cards:
         """Every card played so far this round (captured piles and the current trick)."""
@@ -213,31 +245,7 @@ class _Position:
     def observation(self, seat: int) -> Observation:
         """What ``seat`` knows now; never another player's suit cards or the Haggis."""
         self._check_seat(seat)
-        obs = S.observe(self._st, seat)
-        n = self.players
-        return Observation(
-            seat=seat,
-            players=n,
-            phase=PHASES[int(obs[L.S_PHASE])],
-            to_act=self.to_act,
-            hand=Cards.from_mask(int(obs[L.S_HAND + seat])),
-            hand_sizes=tuple(int(obs[L.S_SIZE + s]) for s in range(n)),
-            faces_held=tuple(
-                "".join("JQK"[f] for f in range(3) if obs[L.S_HAND + s] >> (45 + 3 * s + f) & 1)
-                for s in range(n)
-            ),
-            bets=tuple(int(obs[L.S_BET + s]) for s in range(n)),
-            has_played=tuple(bool(obs[L.S_PLAYED + s]) for s in range(n)),
-            top=self.top,
-            top_seat=self.top_seat,
-            leader=self.leader,
-            trick_no=self.trick_no,
-            trick_cards=Cards.from_mask(int(obs[L.S_TRICK_CARDS])),
-            captured=tuple(Cards.from_mask(int(obs[L.S_CAPT + s])) for s in range(n)),
-            out_order=self.out_order,
-            scores=tuple(int(obs[L.S_SCORE + s]) for s in range(n)),
-            array=obs,
-        )
+        return Observation.from_array(S.observe(self._st, seat), seat)
 
     # --- acting --------------------------------------------------------------------------
     def _check_seat(self, seat: int) -> None:

@@ -1,0 +1,1 @@
+"""The tournament runner: many games between strategies, in parallel, logged to Parquet."""

@@ -1,0 +1,195 @@
+"""Playing one chunk of games: wholly compiled, or step by step for Python strategies.
+
+Both drivers record through :mod:`haggis_sim.engine.record`, so a game's log does not
+depend on which one played it. The compiled driver stops starting new games when its
+buffers run low and is called again, so chunk size does not bound memory per game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from strategies import CompiledStrategy, Strategy
+from strategies.kernels import act as compiled_act
+
+from ..engine import layout as L
+from ..engine import record as R
+from ..engine import state as S
+from ..engine.rng import derive, new_stream
+from ..position import Action, Observation, action_from_code
+from .seating import STRATEGY_STREAM_SALT, deal_seeds, seat_entries, strategy_seed
+
+MOVE_ROWS = 262_144
+ROUND_ROWS = 16_384
+ROW_MARGIN = 20_000  # rows kept free before starting another game
+
+
+@njit(cache=True)
+def _play_compiled(
+    rules: np.ndarray,
+    sids: np.ndarray,
+    params: np.ndarray,
+    entries: np.ndarray,
+    seeds: np.ndarray,
+    game_ids: np.ndarray,
+    start: int,
+    run_seed: int,
+    log_moves: bool,
+    moves: np.ndarray,
+    rounds: np.ndarray,
+    games: np.ndarray,
+    cursor: np.ndarray,
+) -> int:
+    """Play games ``start..`` until done or the buffers run low; return the next index."""
+    st = S.init_state(rules)
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    n = rules[L.R_PLAYERS]
+    rngs = np.empty((3, 1), dtype=np.uint64)
+    i = start
+    while i < game_ids.shape[0]:
+        if log_moves and cursor[R.C_MOVE] > moves.shape[0] - 20_000:
+            break
+        if cursor[R.C_ROUND] > rounds.shape[0] - 200:
+            break
+        gid = game_ids[i]
+        S.start_game(st, seeds[i])
+        g = derive(run_seed ^ STRATEGY_STREAM_SALT, gid)
+        for s in range(n):
+            rngs[s, 0] = new_stream(derive(g, s))[0]
+        while True:
+            if st[L.S_PHASE] == L.PH_ROUND_OVER:
+                R.record_round(st, gid, rounds, cursor)
+                if S.next_round(st):
+                    break
+                continue
+            seat = st[L.S_TO_ACT]
+            obs = S.observe(st, seat)
+            e = entries[i, seat]
+            a = compiled_act(sids[e], obs, params[e], rngs[seat], buf)
+            R.step_recorded(st, a, gid, moves, cursor, log_moves)
+        R.record_game(st, gid, games, cursor)
+        i += 1
+    return i
+
+
+@dataclass
+class ChunkLogs:
+    """Raw log matrices of one chunk (int64, one row per record)."""
+
+    moves: np.ndarray
+    rounds: np.ndarray
+    games: np.ndarray
+    entries: np.ndarray  # (games, 3) strategy entry per seat
+    deal_seeds: np.ndarray
+
+
+class StrategyActionError(RuntimeError):
+    """A strategy returned an action that is not legal."""
+
+
+def _python_game(
+    rules_arr: np.ndarray,
+    strategies: Sequence[Strategy],
+    entries_row: np.ndarray,
+    seed: int,
+    game_id: int,
+    run_seed: int,
+    log_moves: bool,
+    moves: np.ndarray,
+    rounds: np.ndarray,
+    games: np.ndarray,
+    cursor: np.ndarray,
+) -> None:
+    n = int(rules_arr[L.R_PLAYERS])
+    st = S.init_state(rules_arr)
+    S.start_game(st, np.int64(seed))
+    seeds = [strategy_seed(run_seed, game_id, s) for s in range(n)]
+    streams = [new_stream(np.int64(sd)) for sd in seeds]
+    gens = [np.random.default_rng(sd & 0xFFFFFFFFFFFFFFFF) for sd in seeds]
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    while True:
+        if st[L.S_PHASE] == L.PH_ROUND_OVER:
+            R.record_round(st, game_id, rounds, cursor)
+            if S.next_round(st):
+                break
+            continue
+        seat = int(st[L.S_TO_ACT])
+        obs = S.observe(st, seat)
+        strat = strategies[int(entries_row[seat])]
+        if isinstance(strat, CompiledStrategy):
+            code = strat.act_array(obs, streams[seat])
+        else:
+            k = S.legal_actions(st, buf, True)
+            legal = [action_from_code(seat, int(x)) for x in buf[:k]]
+            chosen = strat.act(Observation.from_array(obs, seat), legal, gens[seat])
+            code = chosen.code if isinstance(chosen, Action) else int(chosen)
+            if code not in {a.code for a in legal}:
+                raise StrategyActionError(
+                    f"strategy {strat.spec} chose an illegal action {chosen!r} "
+                    f"(game {game_id}, seat {seat})"
+                )
+        R.step_recorded(st, np.int64(code), np.int64(game_id), moves, cursor, log_moves)
+    R.record_game(st, np.int64(game_id), games, cursor)
+
+
+def play_chunk(
+    rules_arr: np.ndarray,
+    strategies: Sequence[Strategy],
+    game_ids: np.ndarray,
+    run_seed: int,
+    seats: str,
+    log_moves: bool = True,
+) -> ChunkLogs:
+    """Play the games ``game_ids`` and return their log matrices."""
+    players = int(rules_arr[L.R_PLAYERS])
+    entries = seat_entries(game_ids, seats, players, len(strategies))
+    seeds = deal_seeds(run_seed, game_ids, seats, players)
+    parts_m, parts_r = [], []
+    games = np.zeros((len(game_ids), R.N_GAME_COLUMNS), dtype=np.int64)
+    cursor = np.zeros(R.N_CURSOR, dtype=np.int64)
+    cursor[R.C_TOP_ROW] = -1
+    all_compiled = all(isinstance(s, CompiledStrategy) for s in strategies)
+    if all_compiled:
+        sids = np.array([s.compiled_id for s in strategies], dtype=np.int64)
+        params = np.stack([s.param_array() for s in strategies])
+        i = 0
+        while i < len(game_ids):
+            moves = np.empty((MOVE_ROWS if log_moves else 1, R.N_MOVE_COLUMNS), dtype=np.int64)
+            rounds = np.empty((ROUND_ROWS, R.N_ROUND_COLUMNS), dtype=np.int64)
+            cursor[R.C_MOVE] = 0
+            cursor[R.C_ROUND] = 0
+            nxt = _play_compiled(
+                rules_arr, sids, params, entries, seeds, game_ids, i, run_seed,
+                log_moves, moves, rounds, games, cursor,
+            )  # fmt: skip
+            if nxt == i:
+                raise RuntimeError(f"game {game_ids[i]} does not fit the log buffers")
+            parts_m.append(moves[: cursor[R.C_MOVE]] if log_moves else moves[:0])
+            parts_r.append(rounds[: cursor[R.C_ROUND]])
+            i = nxt
+    else:
+        moves = np.empty((MOVE_ROWS, R.N_MOVE_COLUMNS), dtype=np.int64)
+        rounds = np.empty((ROUND_ROWS, R.N_ROUND_COLUMNS), dtype=np.int64)
+        for i, gid in enumerate(game_ids):
+            if cursor[R.C_MOVE] > MOVE_ROWS - ROW_MARGIN or cursor[R.C_ROUND] > ROUND_ROWS - 200:
+                parts_m.append(moves[: cursor[R.C_MOVE]].copy())
+                parts_r.append(rounds[: cursor[R.C_ROUND]].copy())
+                cursor[R.C_MOVE] = 0
+                cursor[R.C_ROUND] = 0
+            _python_game(
+                rules_arr, strategies, entries[i], int(seeds[i]), int(gid), run_seed,
+                log_moves, moves, rounds, games, cursor,
+            )  # fmt: skip
+        parts_m.append(moves[: cursor[R.C_MOVE]] if log_moves else moves[:0])
+        parts_r.append(rounds[: cursor[R.C_ROUND]])
+    return ChunkLogs(
+        moves=np.concatenate(parts_m) if parts_m else np.empty((0, R.N_MOVE_COLUMNS), np.int64),
+        rounds=np.concatenate(parts_r),
+        games=games,
+        entries=entries,
+        deal_seeds=seeds,
+    )

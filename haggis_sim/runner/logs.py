@@ -1,0 +1,173 @@
+"""The Parquet logs of a run: schema, atomic chunk writes, and reading them back.
+
+A run folder holds ``games/``, ``rounds/`` and ``moves/`` (one ``part-NNNNNN.parquet``
+per chunk in each) and ``manifest.json``. Parts are written under a temporary name and
+renamed into place; a chunk is complete when its ``games`` part exists (it is written
+last).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from ..engine import record as R
+
+TABLES = ("games", "rounds", "moves")
+ACTION_TYPES = ["pass", "set", "sequence", "bomb", "bet", "give"]
+ACTION_ENUM = pl.Enum(ACTION_TYPES)
+
+MOVE_TYPES: dict[str, pl.DataType] = {
+    "game_id": pl.UInt32(),
+    "round": pl.UInt8(),
+    "trick": pl.UInt8(),
+    "turn": pl.UInt16(),
+    "seat": pl.UInt8(),
+    "type": ACTION_ENUM,
+    "width": pl.UInt8(),
+    "length": pl.UInt8(),
+    "rank": pl.UInt8(),
+    "n_cards": pl.UInt8(),
+    "cards": pl.Int64(),
+    "value": pl.UInt8(),
+    "hand_after": pl.UInt8(),
+    "won_trick": pl.Boolean(),
+    "trick_to": pl.UInt8(),
+}
+
+SCHEMA_DOC = {
+    "games": {
+        "game_id": "game number in the run (0-based)",
+        "deal_id": "deal number: with rotated seats, consecutive games replay one deal",
+        "deal_seed": "seed of the deal (hs.Game(rules, seed=run seed, game_id=deal_id))",
+        "strategy_k": "strategy (name:params) in seat k (k = 0, 1, 2; null if no seat)",
+        "entry_k": "index into the run's --strategies list of the strategy in seat k",
+        "winner": "winning seat",
+        "winner_entry": "index of the winning strategy in the --strategies list",
+        "rounds": "rounds played",
+        "score_k": "final total of seat k",
+    },
+    "rounds": {
+        "game_id, round": "game and round number (0-based)",
+        "dealer, leader": "dealer and first leader of the round",
+        "shepherd, second_out, black_sheep": "order out (second_out null with 2 players)",
+        "haggis_to": "seat that captured the Haggis (null: nobody)",
+        "tricks, actions": "tricks captured and actions taken in the round",
+        "bet_k": "bet declared by seat k (0: none)",
+        "going_out_k, cards_k, bets_k, bonus_k, total_k": "seat k's round score by source",
+    },
+    "moves": {
+        "game_id, round, trick, turn": "where: turn counts actions within the round",
+        "seat": "who acted",
+        "type": "pass, set, sequence, bomb, bet or give",
+        "width, length, rank": "the play's shape and rank (sets: width = size, length 1; "
+        "bombs: rank = order 1..6)",
+        "n_cards": "cards played",
+        "cards": "the cards as a mask: bit (rank-2)*5+suit for suit cards, bits 45/46/47 "
+        "for the player's J/Q/K",
+        "value": "bet value, or the seat given to",
+        "hand_after": "cards left in the actor's hand after the action",
+        "won_trick": "this play won its trick",
+        "trick_to": "on a winning play: who captured the trick (another seat after a bomb)",
+    },
+}
+
+
+def _col(matrix: np.ndarray, index: int) -> np.ndarray:
+    return matrix[:, index]
+
+
+def moves_frame(moves: np.ndarray) -> pl.DataFrame:
+    data = {name: _col(moves, i) for i, name in enumerate(R.MOVE_COLUMNS)}
+    frame = pl.DataFrame(data)
+    return frame.with_columns(
+        pl.col("type").replace_strict(list(range(6)), ACTION_TYPES, return_dtype=ACTION_ENUM),
+        pl.col("won_trick").cast(pl.Boolean),
+        pl.when(pl.col("trick_to") >= 0).then(pl.col("trick_to")).cast(pl.UInt8),
+        *(
+            pl.col(c).cast(t)
+            for c, t in MOVE_TYPES.items()
+            if c not in ("type", "won_trick", "trick_to")
+        ),
+    )
+
+
+def rounds_frame(rounds: np.ndarray) -> pl.DataFrame:
+    frame = pl.DataFrame({name: _col(rounds, i) for i, name in enumerate(R.ROUND_COLUMNS)})
+    return frame.with_columns(
+        pl.col("game_id").cast(pl.UInt32),
+        pl.col("round").cast(pl.UInt8),
+        *(pl.col(c).cast(pl.UInt16) for c in ("tricks", "actions")),
+        *(
+            pl.when(pl.col(c) >= 0).then(pl.col(c)).cast(pl.UInt8)
+            for c in ("dealer", "leader", "shepherd", "second_out", "black_sheep", "haggis_to")
+        ),
+        *(pl.when(pl.col(c) >= 0).then(pl.col(c)).cast(pl.Int16) for c in R.ROUND_COLUMNS[10:]),
+    )
+
+
+def games_frame(
+    games: np.ndarray,
+    entries: np.ndarray,
+    deal_seeds: np.ndarray,
+    deal_ids: np.ndarray,
+    specs: list[str],
+    players: int,
+) -> pl.DataFrame:
+    winner = games[:, 1]
+    winner_entry = entries[np.arange(len(games)), winner]
+    cols: dict[str, object] = {
+        "game_id": pl.Series(games[:, 0], dtype=pl.UInt32),
+        "deal_id": pl.Series(deal_ids, dtype=pl.UInt32),
+        "deal_seed": pl.Series(deal_seeds, dtype=pl.Int64),
+    }
+    enum = pl.Enum(sorted(set(specs)))
+    for k in range(3):
+        if k < players:
+            cols[f"strategy_{k}"] = pl.Series([specs[e] for e in entries[:, k]], dtype=enum)
+            cols[f"entry_{k}"] = pl.Series(entries[:, k], dtype=pl.UInt8)
+        else:
+            cols[f"strategy_{k}"] = pl.Series([None] * len(games), dtype=enum)
+            cols[f"entry_{k}"] = pl.Series([None] * len(games), dtype=pl.UInt8)
+    cols["winner"] = pl.Series(winner, dtype=pl.UInt8)
+    cols["winner_entry"] = pl.Series(winner_entry, dtype=pl.UInt8)
+    cols["rounds"] = pl.Series(games[:, 2], dtype=pl.UInt16)
+    for k in range(3):
+        vals = games[:, 3 + k]
+        cols[f"score_{k}"] = pl.Series(
+            [None] * len(games) if k >= players else vals, dtype=pl.Int32
+        )
+    return pl.DataFrame(cols)
+
+
+def part_name(chunk_id: int) -> str:
+    return f"part-{chunk_id:06d}.parquet"
+
+
+def write_atomic(frame: pl.DataFrame, path: Path) -> None:
+    """Write a Parquet file under a temporary name, then rename it into place."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    frame.write_parquet(tmp, compression="zstd", statistics=True)
+    os.replace(tmp, path)
+
+
+def chunk_done(run_dir: Path, chunk_id: int) -> bool:
+    return (run_dir / "games" / part_name(chunk_id)).exists()
+
+
+def clean_temporaries(run_dir: Path) -> int:
+    """Remove temporary files a killed run left behind; return how many."""
+    removed = 0
+    for table in TABLES:
+        for tmp in (run_dir / table).glob(".*.tmp-*"):
+            tmp.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
+def read_table(run_dir: Path, table: str) -> pl.LazyFrame:
+    """A lazy scan of one table of a run."""
+    return pl.scan_parquet(run_dir / table / "part-*.parquet")

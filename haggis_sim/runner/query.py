@@ -1,0 +1,36 @@
+"""SQL over a run's Parquet logs with DuckDB: views ``games``, ``rounds``, ``moves``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from . import logs
+
+
+def connect(run_dir: Path) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with the run's tables as views."""
+    con = duckdb.connect()
+    for table in logs.TABLES:
+        parts = sorted((run_dir / table).glob("part-*.parquet"))
+        if not parts:
+            raise FileNotFoundError(f"{run_dir / table} has no Parquet parts")
+        pattern = str(run_dir / table / "part-*.parquet").replace("'", "''")
+        con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{pattern}')")
+    return con
+
+
+def run_query(run_dir: Path, sql: str, to: Path | None = None) -> duckdb.DuckDBPyRelation | None:
+    """Run ``sql``; write the result to ``to`` (.csv or .parquet) or return the relation."""
+    con = connect(run_dir)
+    rel = con.sql(sql)
+    if to is None:
+        return rel
+    if to.suffix == ".csv":
+        rel.write_csv(str(to))
+    elif to.suffix == ".parquet":
+        rel.write_parquet(str(to))
+    else:
+        raise ValueError(f"--to must end in .csv or .parquet, got {to.name!r}")
+    return None

@@ -1,0 +1,127 @@
+"""The strategy interface: a named player with typed, validated parameters.
+
+A strategy decides, from its own information set only (an :class:`haggis_sim.Observation`),
+whether and what to bet, which play or pass, and who receives a bombed trick or the
+Haggis when the rules make that a choice. Its randomness comes from the generator the
+runner injects, seeded from (run seed, game id, seat).
+
+Built-in strategies also have a compiled kernel (``compiled_id``) so whole games run in
+compiled code; a strategy written in plain Python overrides :meth:`Strategy.act`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+import haggis_sim as hs
+
+
+class StrategyError(ValueError):
+    """An unknown strategy, or bad parameters for one."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter: its name, type, default, allowed range or choices, and help."""
+
+    name: str
+    type: type
+    default: Any
+    help: str
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] | None = None
+
+    def parse(self, value: Any) -> Any:
+        """Validate and convert ``value`` (text from the command line, or a Python value)."""
+        try:
+            if self.type is bool and isinstance(value, str):
+                if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError
+                v: Any = value.lower() in ("true", "1", "yes")
+            else:
+                v = self.type(value)
+        except (TypeError, ValueError):
+            raise StrategyError(
+                f"parameter {self.name} takes {self.type.__name__}, got {value!r}"
+            ) from None
+        if self.choices is not None and v not in self.choices:
+            raise StrategyError(
+                f"parameter {self.name} must be one of {', '.join(self.choices)}, got {value!r}"
+            )
+        if self.low is not None and v < self.low or self.high is not None and v > self.high:
+            raise StrategyError(
+                f"parameter {self.name} must be in [{self.low}, {self.high}], got {value!r}"
+            )
+        return v
+
+    def describe(self) -> str:
+        if self.choices:
+            rng = "|".join(self.choices)
+        elif self.low is not None or self.high is not None:
+            rng = f"{self.low}..{self.high}"
+        else:
+            rng = self.type.__name__
+        return f"{self.name}={self.default} ({rng}): {self.help}"
+
+
+class Strategy:
+    """Base class of every strategy. Subclasses set ``name``, ``description``, ``params``."""
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    params: ClassVar[tuple[Param, ...]] = ()
+    compiled_id: ClassVar[int | None] = None  # built-ins: id of the compiled kernel
+
+    def __init__(self, **values: Any) -> None:
+        known = {p.name: p for p in self.params}
+        for key in values:
+            if key not in known:
+                names = ", ".join(known) or "none"
+                raise StrategyError(
+                    f"strategy {self.name} has no parameter {key!r} (parameters: {names})"
+                )
+        self.values: dict[str, Any] = {
+            p.name: p.parse(values[p.name]) if p.name in values else p.default for p in self.params
+        }
+
+    @property
+    def spec(self) -> str:
+        """The strategy as ``name:param=value,...`` with every parameter explicit."""
+        if not self.values:
+            return self.name
+        return self.name + ":" + ",".join(f"{k}={v}" for k, v in self.values.items())
+
+    def param_array(self) -> np.ndarray:
+        """Parameters as the float64 array a compiled kernel reads."""
+        out = np.zeros(8, dtype=np.float64)
+        for i, p in enumerate(self.params):
+            v = self.values[p.name]
+            out[i] = p.choices.index(v) if p.choices else float(v)
+        return out
+
+    def act(
+        self, observation: hs.Observation, legal: list[hs.Action], rng: np.random.Generator
+    ) -> hs.Action:
+        """Choose one of the ``legal`` actions of the seat to act."""
+        raise NotImplementedError(f"strategy {self.name} does not implement act()")
+
+    def __repr__(self) -> str:
+        return f"<strategy {self.spec}>"
+
+
+def parse_spec(text: str) -> tuple[str, dict[str, str]]:
+    """Split ``name:k=v,k=v`` into the name and raw parameter texts."""
+    name, _, rest = text.strip().partition(":")
+    if not name:
+        raise StrategyError(f"empty strategy name in {text!r}")
+    values: dict[str, str] = {}
+    for item in filter(None, (x.strip() for x in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise StrategyError(f"strategy parameters are k=v, got {item!r} in {text!r}")
+        values[key.strip()] = value.strip()
+    return name.strip(), values

@@ -1,0 +1,48 @@
+"""The built-in strategies (each also runs wholly in compiled code)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import haggis_sim as hs
+from haggis_sim import kernel as K
+
+from . import kernels
+from .base import Param, Strategy
+
+
+class CompiledStrategy(Strategy):
+    """A strategy whose decisions are a compiled kernel; ``act`` calls the same kernel."""
+
+    def act_array(self, obs: np.ndarray, rng_state: np.ndarray) -> int:
+        """The kernel's action for an observation array and a splitmix64 stream."""
+        assert self.compiled_id is not None
+        buf = np.empty(K.MAX_MOVES, dtype=np.int64)
+        return int(kernels.act(self.compiled_id, obs, self.param_array(), rng_state, buf))
+
+    def act(
+        self, observation: hs.Observation, legal: list[hs.Action], rng: np.random.Generator
+    ) -> hs.Action:
+        raise TypeError(
+            f"{self.name} is compiled: drive it with act_array and its splitmix64 stream"
+        )
+
+
+class RandomStrategy(CompiledStrategy):
+    name = "random"
+    description = "Uniformly random over legal plays, passes and gives; bets at a set rate."
+    params = (Param("bet", float, 0.1, "chance of betting at each chance to bet", 0.0, 1.0),)
+    compiled_id = kernels.RANDOM_ID
+
+
+class GreedyStrategy(CompiledStrategy):
+    name = "greedy"
+    description = (
+        "Cheapest play that beats (no bombs or wilds while anything else beats, lowest rank); "
+        "leads its weakest combination; never bets."
+    )
+    params = ()
+    compiled_id = kernels.GREEDY_ID
+
+
+BUILTIN: dict[str, type[Strategy]] = {cls.name: cls for cls in (RandomStrategy, GreedyStrategy)}
