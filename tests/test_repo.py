@@ -22,8 +22,8 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert test_command in ci_lines
 
 
-def test_readme_main_command_plays_a_game() -> None:
-    assert "haggis-sim play" in readme_commands()[0]
+def test_readme_main_command_runs_a_tournament() -> None:
+    assert "haggis-sim run --strategies" in readme_commands()[0]
 
 
 def test_readme_python_example_runs(capsys) -> None:  # type: ignore[no-untyped-def]

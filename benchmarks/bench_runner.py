@@ -1,0 +1,130 @@
+"""Runner benchmark: wall time and peak memory of ``haggis-sim run`` at scale.
+
+Run: ``python benchmarks/bench_runner.py`` (default 1,000,000 games per row; use
+``--games 100000`` for a quicker look). Each row runs the real CLI in a fresh process
+and samples the resident memory of its whole process tree (workers included) every
+0.2 s. Prints a Markdown table that the README quotes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+
+def tree_rss(pid: int) -> int:
+    """Resident bytes of a process and all its descendants (Linux /proc)."""
+    total = 0
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry.name))
+    stack = [pid]
+    while stack:
+        p = stack.pop()
+        stack.extend(children.get(p, []))
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+        except OSError:
+            pass
+    return total
+
+
+def measure(args: list[str]) -> tuple[float, int]:
+    """(wall seconds, peak tree RSS bytes) of one CLI run."""
+    peak = 0
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "haggis_sim.cli", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "CI": "1"},
+    )
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, tree_rss(proc.pid))
+            time.sleep(0.2)
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    _, err = proc.communicate()
+    done.set()
+    thread.join()
+    if proc.returncode != 0:
+        raise SystemExit(f"run failed: {' '.join(args)}\n{err.decode()}")
+    return time.perf_counter() - t0, peak
+
+
+def disk(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*.parquet"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", default="1e6")
+    parser.add_argument("--dask-games", default="2e5")
+    parser.add_argument("--jobs", default="2")
+    parser.add_argument("--skip-dask", action="store_true")
+    opts = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="haggis-bench-"))
+    rows = []
+    cases = [
+        ("greedy,greedy, move logs", ["-s", "greedy,greedy", "-n", opts.games]),
+        (
+            "greedy,greedy, no move logs",
+            ["-s", "greedy,greedy", "-n", opts.games, "--no-log-moves"],
+        ),
+        ("random,random, move logs", ["-s", "random,random", "-n", opts.games]),
+        (
+            "random,random, no move logs",
+            ["-s", "random,random", "-n", opts.games, "--no-log-moves"],
+        ),
+    ]
+    if not opts.skip_dask:
+        cases += [
+            ("greedy,greedy, loky (for Dask)", ["-s", "greedy,greedy", "-n", opts.dask_games]),
+            (
+                "greedy,greedy, Dask LocalCluster 2 workers",
+                ["-s", "greedy,greedy", "-n", opts.dask_games, "--backend", "dask"],
+            ),
+        ]
+    for label, args in cases:
+        out = work / f"run{len(rows)}"
+        secs, peak = measure(["run", *args, "--jobs", opts.jobs, "--out", str(out), "-q"])
+        games = int(float(args[args.index("-n") + 1]))
+        rows.append((label, f"{games:,}", f"{secs:,.1f} s", f"{games / secs:,.0f}",
+                     f"{peak / 2**30:.2f} GiB", f"{disk(out) / 2**20:,.0f} MiB"))  # fmt: skip
+        shutil.rmtree(out)
+        print(f"done: {label} {secs:.1f}s", file=sys.stderr)
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    )
+    print(f"date: {time.strftime('%Y-%m-%d')}, jobs {opts.jobs}\n")
+    print("| run | games | wall time | games/s | peak memory (all processes) | Parquet on disk |")
+    print("|---|---|---|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
