@@ -255,9 +255,9 @@ def run(
     for r in rows:
         table.add_row(
             str(r.entry), r.spec, f"{r.games:,}", f"{r.wins:,}", f"{r.win_rate:.1%}",
-            f"{r.low:.1%} – {r.high:.1%}", f"{r.mean_score:.1f}",
+            f"{r.low:.2%} – {r.high:.2%}", f"{r.mean_score:.1f}",
         )  # fmt: skip
-    Console().print(table)
+    Console(width=None if sys.stdout.isatty() else 120).print(table)
     typer.echo(f"logs: {run_dir}/  (games/, rounds/, moves/, manifest.json)")
     typer.echo(f'query: haggis-sim query {run_dir} "SELECT * FROM games LIMIT 5"')
 

@@ -6,8 +6,19 @@ Only the public API of :mod:`haggis_sim` (and its compiled surface
 
 from __future__ import annotations
 
+from haggis_sim._cache import compiled_cache
+
 from .base import Param, Strategy, StrategyError, parse_spec
-from .builtin import BUILTIN, CompiledStrategy, GreedyStrategy, RandomStrategy
+
+with compiled_cache():
+    from . import kernels
+from .builtin import (
+    BUILTIN,
+    CompiledStrategy,
+    GreedyStrategy,
+    HeuristicStrategy,
+    RandomStrategy,
+)
 from .registry import ENTRY_POINT_GROUP, known, make, register
 
 __all__ = [
@@ -15,10 +26,12 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "CompiledStrategy",
     "GreedyStrategy",
+    "HeuristicStrategy",
     "Param",
     "RandomStrategy",
     "Strategy",
     "StrategyError",
+    "kernels",
     "known",
     "make",
     "parse_spec",

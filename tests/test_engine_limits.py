@@ -30,3 +30,22 @@ def test_overflow_raises() -> None:
     small = np.empty(100, dtype=np.int64)
     with pytest.raises(ValueError, match="move buffer too small"):
         M.generate(np.int64(cards & L.SUIT_ALL), np.int64(cards >> 45), 5, np.int64(0), small, True)
+
+
+def test_every_compiled_module_is_in_the_cache_key() -> None:
+    """A module with numba functions missing from COMPILED_SOURCES could load stale code."""
+    import re
+    from pathlib import Path
+
+    from haggis_sim import _cache
+
+    root = _cache.ROOT
+    found = {
+        str(p.relative_to(root))
+        for pkg in ("haggis_sim", "strategies")
+        for p in (root / pkg).rglob("*.py")
+        if re.search(r"^@(njit|intrinsic)\b", p.read_text(), flags=re.M)
+    }
+    assert found <= set(_cache.COMPILED_SOURCES), found - set(_cache.COMPILED_SOURCES)
+    assert all((root / rel).exists() for rel in _cache.COMPILED_SOURCES)
+    assert Path(_cache._DIR).name.startswith("numba-")

@@ -189,7 +189,7 @@ def _executor(
         client = (
             Client(config.scheduler)
             if config.scheduler
-            else Client(n_workers=jobs, threads_per_worker=1)
+            else Client(n_workers=jobs, threads_per_worker=1, dashboard_address=None)
         )
         try:
             with parallel_config(backend="dask"):
