@@ -45,4 +45,31 @@ class GreedyStrategy(CompiledStrategy):
     compiled_id = kernels.GREEDY_ID
 
 
-BUILTIN: dict[str, type[Strategy]] = {cls.name: cls for cls in (RandomStrategy, GreedyStrategy)}
+class HeuristicStrategy(CompiledStrategy):
+    name = "heuristic"
+    description = (
+        "Sheds cheaply (low ranks, many cards per lead, wilds spent as 'wild' allows), bets "
+        "when its hand-strength estimate passes a threshold, bombs early, late or never."
+    )
+    params = (
+        Param("bet", float, 0.65, "hand strength at which it makes a Little bet (15)", 0.0, 1.01),
+        Param("big", float, 0.85, "hand strength at which it makes a Big bet (30)", 0.0, 1.01),
+        Param("baby", float, 0.5, "hand strength for a Baby bet (5), where allowed", 0.0, 1.01),
+        Param(
+            "bomb",
+            str,
+            "late",
+            "early: bomb whenever nothing else wins the trick; late: only when an opponent "
+            "is close to going out or the trick is worth bomb_points; never",
+            choices=("early", "late", "never"),
+        ),
+        Param("bomb_cards", int, 5, "late bombing: an opponent holds at most this many", 1, 17),
+        Param("bomb_points", int, 5, "late bombing: the trick is worth at least this", 0, 200),
+        Param("wild", float, 0.5, "readiness to spend J/Q/K as wild cards (1: freely)", 0.0, 1.0),
+    )
+    compiled_id = kernels.HEURISTIC_ID
+
+
+BUILTIN: dict[str, type[Strategy]] = {
+    cls.name: cls for cls in (RandomStrategy, GreedyStrategy, HeuristicStrategy)
+}
