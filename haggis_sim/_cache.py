@@ -27,7 +27,9 @@ COMPILED_SOURCES = (
     "haggis_sim/engine/state.py",
     "haggis_sim/kernel.py",
     "haggis_sim/runner/chunk.py",
+    "strategies/ismcts.py",
     "strategies/kernels.py",
+    "strategies/simple_kernels.py",
 )
 
 

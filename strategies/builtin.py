@@ -52,8 +52,8 @@ class HeuristicStrategy(CompiledStrategy):
         "when its hand-strength estimate passes a threshold, bombs early, late or never."
     )
     params = (
-        Param("bet", float, 0.65, "hand strength at which it makes a Little bet (15)", 0.0, 1.01),
-        Param("big", float, 0.85, "hand strength at which it makes a Big bet (30)", 0.0, 1.01),
+        Param("bet", float, 0.55, "hand strength at which it makes a Little bet (15)", 0.0, 1.01),
+        Param("big", float, 0.6, "hand strength at which it makes a Big bet (30)", 0.0, 1.01),
         Param("baby", float, 0.5, "hand strength for a Baby bet (5), where allowed", 0.0, 1.01),
         Param(
             "bomb",
@@ -70,6 +70,22 @@ class HeuristicStrategy(CompiledStrategy):
     compiled_id = kernels.HEURISTIC_ID
 
 
+class MctsStrategy(CompiledStrategy):
+    name = "mcts"
+    description = (
+        "Information-set MCTS: a fresh deal of the unseen cards every iteration, UCB with "
+        "availability counts, rollouts to the end of the round; bets from its estimate of "
+        "going out first."
+    )
+    params = (
+        Param("iters", int, 200, "search iterations per decision", 1, 100_000),
+        Param("c", float, 0.7, "UCB exploration constant", 0.0, 10.0),
+        Param("rollout", str, "greedy", "rollout policy", choices=("random", "greedy")),
+        Param("bet", float, 0.6, "estimated chance of going out first to bet 15", 0.0, 1.01),
+    )
+    compiled_id = kernels.MCTS_ID
+
+
 BUILTIN: dict[str, type[Strategy]] = {
-    cls.name: cls for cls in (RandomStrategy, GreedyStrategy, HeuristicStrategy)
+    cls.name: cls for cls in (RandomStrategy, GreedyStrategy, HeuristicStrategy, MctsStrategy)
 }

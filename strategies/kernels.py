@@ -1,4 +1,4 @@
-"""Compiled decision kernels of the built-in strategies, dispatched by integer id.
+"""Dispatch of the built-in strategies' compiled kernels by integer id.
 
 Each kernel reads only the observation array it is given (``haggis_sim.kernel.observe``
 output), its float64 parameters and its own splitmix64 stream.
@@ -9,172 +9,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from haggis_sim import kernel as K
+from .ismcts import mcts_act
+from .simple_kernels import greedy_act, heuristic_act, random_act
 
 RANDOM_ID = 0
 GREEDY_ID = 1
 HEURISTIC_ID = 2
-
-# heuristic parameter slots (see strategies.builtin.HeuristicStrategy)
-H_BET, H_BIG, H_BABY, H_BOMB, H_BOMB_CARDS, H_BOMB_POINTS, H_WILD = 0, 1, 2, 3, 4, 5, 6
-BOMB_EARLY, BOMB_LATE, BOMB_NEVER = 0, 1, 2
-
-
-@njit(cache=True)
-def _give_to_lowest_score(obs):
-    """Give to the opponent with the fewest game points (first clockwise on ties)."""
-    n = obs[K.S_NP]
-    me = obs[K.S_TO_ACT]
-    best = -1
-    for i in range(1, n):
-        s = (me + i) % n
-        if best < 0 or obs[K.S_SCORE + s] < obs[K.S_SCORE + best]:
-            best = s
-    return (np.int64(K.T_GIVE) << K.TYPE_SHIFT) | best
-
-
-@njit(cache=True)
-def random_act(obs, params, rng, buf):
-    """Uniform over legal actions; when it may bet, it bets with probability params[0]."""
-    seat = obs[K.S_TO_ACT]
-    if obs[K.S_PHASE] == K.PH_PLAY and params[0] > 0.0 and K.can_bet(obs, seat):
-        if K.uniform(rng) < params[0]:
-            mask = obs[K.R_BASE + K.R_BET_MASK]
-            vals = np.empty(3, dtype=np.int64)
-            k = 0
-            for i in range(3):
-                if (mask >> i) & 1:
-                    vals[k] = K.BET_VALUES[i]
-                    k += 1
-            return (np.int64(K.T_BET) << K.TYPE_SHIFT) | vals[K.below(rng, k)]
-    n = K.legal_actions(obs, buf, False)
-    return buf[K.below(rng, n)]
-
-
-@njit(cache=True)
-def greedy_act(obs, params, rng, buf):
-    """The cheapest play that beats; leads its weakest combination; never bets.
-
-    Cheapest: no bomb before any non-bomb, then fewest face cards (wilds kept), then
-    lowest rank; leading also prefers more cards at equal rank. Passes when nothing
-    beats. Gives bombed tricks and the Haggis to the opponent with the fewest points.
-    """
-    ph = obs[K.S_PHASE]
-    if ph == K.PH_GIVE_TRICK or ph == K.PH_GIVE_HAGGIS:
-        return _give_to_lowest_score(obs)
-    n = K.legal_actions(obs, buf, False)
-    leading = obs[K.S_TOP] == 0
-    best = np.int64(0)
-    best_key = np.int64(1) << 62
-    for i in range(n):
-        m = buf[i]
-        if m == 0:
-            continue
-        bomb = 1 if K.move_type(m) == K.T_BOMB else 0
-        faces = K.popcount((m >> K.FACE_SHIFT) & 7)
-        key = bomb * 1_000_000 + faces * 10_000 + K.move_rank(m) * 100
-        if leading:
-            key += 50 - K.popcount(m & K.CARDS_MASK)
-        if key < best_key:
-            best_key = key
-            best = m
-    return best
-
-
-@njit(cache=True)
-def hand_strength(obs, seat):
-    """A 0..1 estimate of how well a hand sheds: wilds, high cards, bombs, few rank groups."""
-    hand = obs[K.S_HAND + seat]
-    suits = hand & K.SUIT_ALL
-    faces = K.popcount((hand >> (K.FACE_SHIFT + 3 * seat)) & 7)
-    groups = 0
-    high = 0
-    for r in range(9):
-        m = (suits >> (5 * r)) & 31
-        if m != 0:
-            groups += 1
-            if r >= 7:
-                high += K.popcount(m)
-    bombs = 0
-    if (suits >> 5) & 31 and (suits >> 15) & 31 and (suits >> 25) & 31 and (suits >> 35) & 31:
-        bombs = 1
-    s = 0.45 + 0.12 * faces + 0.03 * high - 0.05 * (groups - 6) + 0.1 * bombs
-    return min(1.0, max(0.0, s))
-
-
-@njit(cache=True)
-def _bet_choice(obs, params, seat):
-    """Bet value by the strength thresholds (0: no bet)."""
-    st = hand_strength(obs, seat)
-    mask = obs[K.R_BASE + K.R_BET_MASK]
-    if mask & 4 and st >= params[H_BIG]:
-        return 30
-    if mask & 2 and st >= params[H_BET]:
-        return 15
-    if mask & 1 and st >= params[H_BABY]:
-        return 5
-    return 0
-
-
-@njit(cache=True)
-def heuristic_act(obs, params, rng, buf):
-    """Shed cheaply, bet by hand strength, bomb by policy (early, late, never)."""
-    ph = obs[K.S_PHASE]
-    if ph == K.PH_GIVE_TRICK or ph == K.PH_GIVE_HAGGIS:
-        return _give_to_lowest_score(obs)
-    seat = obs[K.S_TO_ACT]
-    n_players = obs[K.S_NP]
-    if K.can_bet(obs, seat):
-        v = _bet_choice(obs, params, seat)
-        if v > 0:
-            return (np.int64(K.T_BET) << K.TYPE_SHIFT) | v
-    n = K.legal_actions(obs, buf, False)
-    top = obs[K.S_TOP]
-    my_size = K.popcount(obs[K.S_HAND + seat])
-    min_opp = 99
-    for o in range(n_players):
-        if o != seat and obs[K.S_SIZE + o] > 0:
-            min_opp = min(min_opp, obs[K.S_SIZE + o])
-    face_cost = (1.0 - params[H_WILD]) * 12.0 + 1.0
-    best = np.int64(0)
-    best_key = 1e18
-    best_bomb = np.int64(0)
-    best_bomb_rank = 99
-    for i in range(n):
-        m = buf[i]
-        if m == 0:
-            continue
-        size = K.popcount(m & K.CARDS_MASK)
-        if size == my_size:
-            return m  # going out beats everything
-        if K.move_type(m) == K.T_BOMB:
-            if K.move_rank(m) < best_bomb_rank:
-                best_bomb_rank = K.move_rank(m)
-                best_bomb = m
-            continue
-        faces = K.popcount((m >> K.FACE_SHIFT) & 7)
-        key = K.move_rank(m) * 10.0 + faces * face_cost * 10.0
-        if top == 0:
-            key -= size * 7.0
-            if min_opp <= 2 and size > min_opp:
-                key -= 100.0  # lead what a nearly-out opponent cannot follow
-        if key < best_key:
-            best_key = key
-            best = m
-    if best != 0:
-        return best
-    if best_bomb == 0:
-        return best  # pass
-    mode = params[H_BOMB]
-    if top == 0:
-        return best_bomb  # only bombs left to lead
-    if mode == BOMB_NEVER:
-        return np.int64(0)
-    if mode == BOMB_LATE:
-        worth = K.card_points(obs, obs[K.S_TRICK_CARDS])
-        if min_opp > params[H_BOMB_CARDS] and worth < params[H_BOMB_POINTS]:
-            return np.int64(0)
-    return best_bomb
+MCTS_ID = 3
 
 
 @njit(cache=True)
@@ -184,4 +25,6 @@ def act(sid: int, obs: np.ndarray, params: np.ndarray, rng: np.ndarray, buf: np.
         return random_act(obs, params, rng, buf)
     if sid == HEURISTIC_ID:
         return heuristic_act(obs, params, rng, buf)
+    if sid == MCTS_ID:
+        return mcts_act(obs, params, rng, buf)
     return greedy_act(obs, params, rng, buf)
