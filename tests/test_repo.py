@@ -31,8 +31,35 @@ def test_readme_python_example_runs(capsys) -> None:  # type: ignore[no-untyped-
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
     assert blocks
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), {})
+        if "class LowBall" not in block:
+            exec(compile(block, "README.md", "exec"), {})
     printed = capsys.readouterr().out
     for line in re.findall(r"^print\(.*?\)  # (.*)$", "\n".join(blocks), flags=re.M):
         assert line in printed
     assert "['set of 4 10s', 'stair of 2 pairs to 10', 'stair of 2 pairs to J']" in printed
+
+
+def test_readme_strategy_example_plays_through_the_runner() -> None:
+    import numpy as np
+
+    import haggis_sim as hs
+    from haggis_sim.runner.chunk import play_chunk
+
+    text = (ROOT / "README.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "LowBall" in b)
+    code_lines = [ln for ln in block.splitlines() if ln.strip() and not ln.startswith("import")]
+    assert len(code_lines) <= 25, "the README promises a short example"
+    namespace: dict[str, object] = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    lowball = namespace["LowBall"](high=4)  # type: ignore[operator]
+    from strategies import make
+
+    logs = play_chunk(
+        hs.Rules.preset("revised", players=2).to_array(),
+        [lowball, make("greedy")],
+        np.arange(4, dtype=np.int64),
+        run_seed=3,
+        seats="rotate",
+    )
+    assert len(logs.games) == 4 and (logs.games[:, 1] >= 0).all()
+    assert len(logs.moves) > 100

@@ -1,0 +1,121 @@
+"""Strategy strength and speed: win rates over duplicate deals, time per MCTS decision.
+
+Run: ``python benchmarks/bench_strategies.py`` (``--scale 0.25`` for a quick look).
+Every pairing is a real ``haggis-sim run`` (rotated seats: each deal is replayed with
+every seat order, so deal and seat luck cancel), full games to 250 points, on all cores.
+With 3 players a pairing ``A vs B`` seats one A against two Bs (chance level 1/3).
+Prints Markdown tables that the README quotes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import haggis_sim as hs
+from haggis_sim.engine import layout as L
+from haggis_sim.engine import state as S
+from haggis_sim.engine.rng import new_stream
+from haggis_sim.runner.run import RunConfig, execute
+from haggis_sim.runner.summary import summarize
+from strategies import make
+
+PAIRINGS = [
+    ("greedy", "random", 6000),
+    ("heuristic", "greedy", 12000),
+    ("mcts", "heuristic", 600),
+    ("mcts:iters=50", "heuristic", 600),
+    ("mcts:iters=200", "heuristic", 600),
+    ("mcts:iters=1000", "heuristic", 240),
+]
+
+
+def match(a: str, b: str, games: int, players: int, jobs: int) -> tuple[str, float, str, float]:
+    specs = [a, b] if players == 2 else [a, b, b]
+    rules = hs.Rules.preset("revised", players=players)
+    chunk = max(6, min(2000, games // (4 * jobs)) // 6 * 6)
+    with tempfile.TemporaryDirectory() as tmp:
+        run_dir = Path(tmp) / "run"
+        config = RunConfig(
+            strategies=specs, games=games, rules=rules.as_dict(), seed=2026, seats="rotate",
+            chunk_size=chunk, log_moves=False, jobs=jobs, command="bench_strategies",
+        )  # fmt: skip
+        t0 = time.perf_counter()
+        manifest = execute(config, run_dir)
+        secs = time.perf_counter() - t0
+        rows = summarize(run_dir, [s["spec"] for s in manifest["strategies"]], players)
+    first = rows[0]
+    interval = f"{first.win_rate:.1%} [{first.low:.1%}, {first.high:.1%}]"
+    return (
+        interval,
+        first.win_rate,
+        f"{first.mean_score:.0f} vs {rows[1].mean_score:.0f}",
+        games / secs,
+    )
+
+
+def decision_times(spec: str, players: int, games: int) -> tuple[float, float, float, int]:
+    """Mean, 95th percentile and max ms per decision of ``spec`` over real positions."""
+    strat = make(spec)
+    rules = hs.Rules.preset("revised", players=players).to_array()
+    times: list[float] = []
+    opponent = make("heuristic")
+    for g in range(games):
+        st = S.init_state(rules)
+        S.start_game(st, np.int64(1000 + g))
+        streams = [new_stream(np.int64(g * 10 + s)) for s in range(players)]
+        strat.act_array(S.observe(st, int(st[L.S_TO_ACT])), streams[0])  # warm
+        while True:
+            if st[L.S_PHASE] == L.PH_ROUND_OVER:
+                if S.next_round(st):
+                    break
+                continue
+            seat = int(st[L.S_TO_ACT])
+            obs = S.observe(st, seat)
+            if seat == 0:
+                t0 = time.perf_counter()
+                a = strat.act_array(obs, streams[seat])
+                times.append(time.perf_counter() - t0)
+            else:
+                a = opponent.act_array(obs, streams[seat])
+            S.apply_action(st, np.int64(a))
+    ms = np.array(times) * 1000
+    return float(ms.mean()), float(np.percentile(ms, 95)), float(ms.max()), len(ms)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply game counts")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--timing-games", type=int, default=4)
+    opts = parser.parse_args()
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    )
+    print(f"date: {time.strftime('%Y-%m-%d')}, haggis-sim {hs.__version__}, jobs {opts.jobs}\n")
+    for players in (2, 3):
+        print(f"### {players} players (revised rules, full games to 250)\n")
+        print("| pairing | games | win rate of the first [95% interval] | mean scores | games/s |")
+        print("|---|---|---|---|---|")
+        for a, b, n in PAIRINGS:
+            games = max(12, int(n * opts.scale) // 6 * 6)
+            interval, _, scores, rate = match(a, b, games, players, opts.jobs)
+            vs = f"{a} vs {b}" if players == 2 else f"{a} vs 2× {b}"
+            print(f"| {vs} | {games:,} | {interval} | {scores} | {rate:,.1f} |", flush=True)
+        print()
+        print("| strategy | decisions timed | mean ms/decision | p95 | max |")
+        print("|---|---|---|---|---|")
+        for spec in ("mcts:iters=50", "mcts", "mcts:iters=1000"):
+            mean, p95, mx, n = decision_times(spec, players, opts.timing_games)
+            print(f"| {spec} | {n:,} | {mean:.2f} | {p95:.2f} | {mx:.2f} |", flush=True)
+        print()
+
+
+if __name__ == "__main__":
+    main()
