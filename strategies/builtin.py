@@ -82,6 +82,15 @@ class MctsStrategy(CompiledStrategy):
         Param("c", float, 0.7, "UCB exploration constant", 0.0, 10.0),
         Param("rollout", str, "greedy", "rollout policy", choices=("random", "greedy")),
         Param("bet", float, 0.6, "estimated chance of going out first to bet 15", 0.0, 1.01),
+        Param(
+            "ms",
+            float,
+            0.0,
+            "time budget per decision in ms, stopping before iters when reached (0: none; "
+            "a budget makes decisions depend on machine speed, so runs are not reproducible)",
+            0.0,
+            60_000.0,
+        ),
     )
     compiled_id = kernels.MCTS_ID
 

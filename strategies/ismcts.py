@@ -16,15 +16,17 @@ splitmix64 stream the runner injects, so a decision depends only on the seed.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
-from numba import njit
+from numba import njit, objmode
 
 from haggis_sim import kernel as K
 
 from .simple_kernels import greedy_act
 
 # parameter slots
-M_ITERS, M_C, M_ROLLOUT, M_BET = 0, 1, 2, 3
+M_ITERS, M_C, M_ROLLOUT, M_BET, M_MS = 0, 1, 2, 3, 4
 ROLLOUT_RANDOM, ROLLOUT_GREEDY = 0, 1
 HASH_MUL = -7046029254386353131  # 0x9E3779B97F4A7C15 as a signed int64
 
@@ -103,6 +105,13 @@ def _rollout_reward(st, rng, buf, policy, rewards, no_params):
 
 
 @njit(cache=True)
+def _now():
+    with objmode(t="float64"):
+        t = time.perf_counter()
+    return t
+
+
+@njit(cache=True)
 def search(obs, params, rng, buf):
     """Run the search from ``obs``; return (best root action, P(searcher goes out first))."""
     seat = obs[K.S_TO_ACT]
@@ -132,7 +141,13 @@ def search(obs, params, rng, buf):
     rewards = np.zeros(3, dtype=np.float64)
     no_params = np.zeros(8, dtype=np.float64)
     first_out = 0
-    for _ in range(iters):
+    budget = params[M_MS] / 1000.0
+    t0 = _now() if budget > 0 else 0.0
+    done = 0
+    for it in range(iters):
+        if budget > 0 and it % 8 == 7 and _now() - t0 > budget:
+            break
+        done += 1
         st = determinize(obs, seat, rng)
         node = 0
         depth = 0
@@ -221,7 +236,7 @@ def search(obs, params, rng, buf):
         if best < 0 or visits[child] > visits[best]:
             best = child
         child = sibling[child]
-    return action[best], first_out / iters
+    return action[best], first_out / done
 
 
 @njit(cache=True)
