@@ -164,6 +164,7 @@ def run(
     """Play many complete games between strategies; log every move to Parquet."""
     from rich.console import Console
 
+    from .runner.chunk import StrategyActionError
     from .runner.run import RunConfig, RunError, execute
     from .runner.summary import summarize
 
@@ -236,6 +237,9 @@ def run(
             manifest = execute(config, run_dir, resume=resume is not None)
     except (RunError, ValueError) as exc:
         raise fail(str(exc)) from None
+    except StrategyActionError as exc:
+        typer.echo(f"error: {exc}; finished chunks are kept (--resume {run_dir})", err=True)
+        raise typer.Exit(code=1) from None
     except KeyboardInterrupt:
         typer.echo(
             f"\ninterrupted: finished chunks are kept; continue with "
@@ -277,14 +281,18 @@ def query(
 
     if not (run_dir / "manifest.json").exists():
         raise fail(f"{run_dir} is not a haggis-sim run folder (no manifest.json)")
+    if not sql.strip():
+        raise fail("the SQL query is empty")
     try:
         rel = run_query(run_dir, sql, to)
     except (duckdb.Error, ValueError, FileNotFoundError) as exc:
         raise fail(str(exc).splitlines()[0]) from None
-    if rel is not None:
+    if to is not None:
+        typer.echo(f"wrote {to}")
+    elif rel is not None:
         rel.show(max_width=200, max_rows=100)
     else:
-        typer.echo(f"wrote {to}")
+        typer.echo("(the statement returned no rows)")
 
 
 @app.command()

@@ -18,6 +18,7 @@ from .builtin import (
     GreedyStrategy,
     HeuristicStrategy,
     RandomStrategy,
+    is_compiled,
 )
 from .registry import ENTRY_POINT_GROUP, known, make, register
 
@@ -31,6 +32,7 @@ __all__ = [
     "RandomStrategy",
     "Strategy",
     "StrategyError",
+    "is_compiled",
     "kernels",
     "known",
     "make",

@@ -11,6 +11,7 @@ compiled code; a strategy written in plain Python overrides :meth:`Strategy.act`
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -38,6 +39,8 @@ class Param:
     def parse(self, value: Any) -> Any:
         """Validate and convert ``value`` (text from the command line, or a Python value)."""
         try:
+            if self.type is int and isinstance(value, float) and not value.is_integer():
+                raise ValueError
             if self.type is bool and isinstance(value, str):
                 if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
                     raise ValueError
@@ -48,6 +51,8 @@ class Param:
             raise StrategyError(
                 f"parameter {self.name} takes {self.type.__name__}, got {value!r}"
             ) from None
+        if isinstance(v, float) and not math.isfinite(v):
+            raise StrategyError(f"parameter {self.name} must be a finite number, got {value!r}")
         if self.choices is not None and v not in self.choices:
             raise StrategyError(
                 f"parameter {self.name} must be one of {', '.join(self.choices)}, got {value!r}"
@@ -123,5 +128,7 @@ def parse_spec(text: str) -> tuple[str, dict[str, str]]:
         key, eq, value = item.partition("=")
         if not eq or not key:
             raise StrategyError(f"strategy parameters are k=v, got {item!r} in {text!r}")
+        if key.strip() in values:
+            raise StrategyError(f"parameter {key.strip()!r} given twice in {text!r}")
         values[key.strip()] = value.strip()
     return name.strip(), values

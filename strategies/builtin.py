@@ -12,7 +12,11 @@ from .base import Param, Strategy
 
 
 class CompiledStrategy(Strategy):
-    """A strategy whose decisions are a compiled kernel; ``act`` calls the same kernel."""
+    """A strategy whose decisions are a compiled kernel (driven through :meth:`act_array`).
+
+    A subclass that overrides :meth:`act` is played step by step through that method
+    instead (see :func:`is_compiled`).
+    """
 
     def act_array(self, obs: np.ndarray, rng_state: np.ndarray) -> int:
         """The kernel's action for an observation array and a splitmix64 stream."""
@@ -93,6 +97,11 @@ class MctsStrategy(CompiledStrategy):
         ),
     )
     compiled_id = kernels.MCTS_ID
+
+
+def is_compiled(strategy: Strategy) -> bool:
+    """Whether ``strategy`` runs in compiled code (a built-in whose ``act`` is not overridden)."""
+    return isinstance(strategy, CompiledStrategy) and type(strategy).act is CompiledStrategy.act
 
 
 BUILTIN: dict[str, type[Strategy]] = {

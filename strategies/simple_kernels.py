@@ -141,9 +141,10 @@ def heuristic_act(obs, params, rng, buf):
         if m == 0:
             continue
         size = K.popcount(m & K.CARDS_MASK)
-        if size == my_size:
-            return m  # going out beats everything
-        if K.move_type(m) == K.T_BOMB:
+        is_bomb = K.move_type(m) == K.T_BOMB
+        if size == my_size and not (is_bomb and params[H_BOMB] == BOMB_NEVER):
+            return m  # going out beats everything (with a bomb unless bomb=never)
+        if is_bomb:
             if K.move_rank(m) < best_bomb_rank:
                 best_bomb_rank = K.move_rank(m)
                 best_bomb = m

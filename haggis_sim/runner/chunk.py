@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from strategies import CompiledStrategy, Strategy
+from strategies import CompiledStrategy, Strategy, is_compiled
 from strategies.kernels import act as compiled_act
 
 from ..engine import layout as L
@@ -120,13 +120,19 @@ def _python_game(
         seat = int(st[L.S_TO_ACT])
         obs = S.observe(st, seat)
         strat = strategies[int(entries_row[seat])]
-        if isinstance(strat, CompiledStrategy):
+        if is_compiled(strat):
+            assert isinstance(strat, CompiledStrategy)
             code = strat.act_array(obs, streams[seat])
         else:
             k = S.legal_actions(st, buf, True)
             legal = [action_from_code(seat, int(x)) for x in buf[:k]]
             chosen = strat.act(Observation.from_array(obs, seat), legal, gens[seat])
-            code = chosen.code if isinstance(chosen, Action) else int(chosen)
+            if isinstance(chosen, Action):
+                code = chosen.code
+            elif isinstance(chosen, int | np.integer) and not isinstance(chosen, bool):
+                code = int(chosen)
+            else:
+                code = -1
             if code not in {a.code for a in legal}:
                 raise StrategyActionError(
                     f"strategy {strat.spec} chose an illegal action {chosen!r} "
@@ -152,7 +158,7 @@ def play_chunk(
     games = np.zeros((len(game_ids), R.N_GAME_COLUMNS), dtype=np.int64)
     cursor = np.zeros(R.N_CURSOR, dtype=np.int64)
     cursor[R.C_TOP_ROW] = -1
-    all_compiled = all(isinstance(s, CompiledStrategy) for s in strategies)
+    all_compiled = all(is_compiled(s) for s in strategies)
     if all_compiled:
         sids = np.array([s.compiled_id for s in strategies], dtype=np.int64)
         params = np.stack([s.param_array() for s in strategies])

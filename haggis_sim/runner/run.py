@@ -58,6 +58,8 @@ class RunConfig:
             rules = Rules(**{**self.rules, "bet_values": tuple(self.rules["bet_values"])})
         except (TypeError, ValueError) as exc:
             raise RunError(str(exc)) from None
+        if not isinstance(self.seed, int) or not -(2**63) <= self.seed < 2**63:
+            raise RunError(f"--seed must be a 64-bit integer, got {self.seed!r}")
         if not isinstance(self.games, int) or self.games <= 0:
             raise RunError(f"--games must be a positive whole number, got {self.games!r}")
         if self.games >= 2**32:
@@ -140,15 +142,18 @@ def prepare(config: RunConfig, run_dir: Path, resume: bool) -> dict[str, Any]:
     rules, strategies = config.validate()
     if resume:
         manifest = read_manifest(run_dir)
+        for table in logs.TABLES:
+            (run_dir / table).mkdir(exist_ok=True)
         logs.clean_temporaries(run_dir)
         return manifest
-    if run_dir.exists() and any(run_dir.iterdir()):
+    if run_dir.exists() and not run_dir.is_dir():
+        raise RunError(f"--out {run_dir} is a file, not a folder")
+    if run_dir.exists() and any(p.is_file() for p in run_dir.rglob("*")):
         raise RunError(
             f"output folder {run_dir} already exists; use --resume {run_dir} to continue it "
             "or choose another --out"
         )
-    for table in logs.TABLES:
-        (run_dir / table).mkdir(parents=True, exist_ok=True)
+    run_dir.mkdir(parents=True, exist_ok=True)
     cfg = asdict(config)
     cfg["strategies"] = [s.spec for s in strategies]
     manifest = {
@@ -167,7 +172,9 @@ def prepare(config: RunConfig, run_dir: Path, resume: bool) -> dict[str, Any]:
         "schema": logs.SCHEMA_DOC,
         "status": "running",
     }
-    write_manifest(run_dir, manifest)
+    write_manifest(run_dir, manifest)  # first: a folder with files always has a manifest
+    for table in logs.TABLES:
+        (run_dir / table).mkdir(exist_ok=True)
     return manifest
 
 
