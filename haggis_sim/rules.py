@@ -125,6 +125,14 @@ class Rules:
         return replace(self, **overrides)
 
     @property
+    def label(self) -> str:
+        """The preset name plus every flag changed from it: ``classic card_points=per_card``."""
+        base = Rules.preset(self.preset_name, players=self.players).as_dict()
+        mine = self.as_dict()
+        diff = [f"{k}={_flag_text(v)}" for k, v in mine.items() if base[k] != v]
+        return " ".join([self.preset_name, *diff])
+
+    @property
     def n_suits(self) -> int:
         """Suits in play: 4 (a-d) with 2 players, 5 (a-e) with 3."""
         return 4 if self.players == 2 else 5
@@ -149,3 +157,9 @@ class Rules:
         a[L.R_GAME_END] = CHOICES["game_end"].index(self.game_end)
         a[L.R_END_VALUE] = self.target_score if self.game_end == "target" else self.rounds
         return a
+
+
+def _flag_text(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)

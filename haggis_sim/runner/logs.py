@@ -43,6 +43,7 @@ SCHEMA_DOC = {
         "game_id": "game number in the run (0-based)",
         "deal_id": "deal number: with rotated seats, consecutive games replay one deal",
         "deal_seed": "seed of the deal (hs.Game(rules, seed=run seed, game_id=deal_id))",
+        "rules": "rules preset plus every flag changed from it",
         "strategy_k": "strategy (name:params) in seat k (k = 0, 1, 2; null if no seat)",
         "entry_k": "index into the run's --strategies list of the strategy in seat k",
         "winner": "winning seat",
@@ -116,6 +117,7 @@ def games_frame(
     deal_ids: np.ndarray,
     specs: list[str],
     players: int,
+    rules_label: str = "",
 ) -> pl.DataFrame:
     winner = games[:, 1]
     winner_entry = entries[np.arange(len(games)), winner]
@@ -123,6 +125,7 @@ def games_frame(
         "game_id": pl.Series(games[:, 0], dtype=pl.UInt32),
         "deal_id": pl.Series(deal_ids, dtype=pl.UInt32),
         "deal_seed": pl.Series(deal_seeds, dtype=pl.Int64),
+        "rules": pl.Series([rules_label] * len(games), dtype=pl.Categorical),
     }
     enum = pl.Enum(sorted(set(specs)))
     for k in range(3):

@@ -116,7 +116,13 @@ def run_chunk(
     logs.write_atomic(logs.rounds_frame(result.rounds), out / "rounds" / name)
     logs.write_atomic(
         logs.games_frame(
-            result.games, result.entries, result.deal_seeds, game_ids // per, specs, rules.players
+            result.games,
+            result.entries,
+            result.deal_seeds,
+            game_ids // per,
+            specs,
+            rules.players,
+            rules.label,
         ),
         out / "games" / name,
     )
