@@ -337,5 +337,8 @@ def version() -> None:
     typer.echo(f"haggis-sim {__version__}")
 
 
+# analytics commands live in their own modules and register themselves on ``app``
+from . import cli_experiments, cli_report  # noqa: E402, F401
+
 if __name__ == "__main__":  # pragma: no cover - python -m haggis_sim.cli
     app()

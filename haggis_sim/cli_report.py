@@ -1,0 +1,3 @@
+"""The ``haggis-sim report`` command (registered on :data:`haggis_sim.cli.app`)."""
+
+from __future__ import annotations
