@@ -1,3 +1,127 @@
 """The ``haggis-sim experiment`` and ``haggis-sim compare`` commands (registered on the app)."""
 
 from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .cli import app, fail
+
+
+def _console_width() -> int | None:
+    return None if sys.stdout.isatty() else 120
+
+
+@app.command()
+def experiment(
+    file: Annotated[
+        Path, typer.Argument(help="An experiment file (TOML), e.g. experiments/x.toml.")
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Experiment folder (default runs/experiments/<name>)."),
+    ] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes (0: all cores).")] = 0,
+) -> None:
+    """Run a declarative experiment: every arm on the same deals, then a summary with intervals.
+
+    Arms already finished in the output folder are kept; unfinished ones resume.
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from .analytics.compare import METRICS
+    from .analytics.experiment import (
+        ROW_HEADER,
+        ExperimentError,
+        best_line,
+        load_experiment,
+        result_rows,
+        run_experiment,
+    )
+    from .runner.chunk import StrategyActionError
+
+    if jobs < 0:
+        raise fail(f"--jobs must be 0 (all cores) or more, got {jobs}")
+    try:
+        exp = load_experiment(file)
+    except ExperimentError as exc:
+        raise fail(str(exc)) from None
+    out_dir = out if out is not None else Path("runs") / "experiments" / exp.name
+    err = Console(stderr=True, width=_console_width())
+    t0 = time.perf_counter()
+    try:
+        summary = run_experiment(exp, out_dir, jobs=jobs, log=lambda m: err.print(m, markup=False))
+    except ValueError as exc:  # ExperimentError, RunError and bad logs
+        raise fail(str(exc)) from None
+    except StrategyActionError as exc:
+        typer.echo(f"error: {exc}; finished arms and chunks are kept", err=True)
+        raise typer.Exit(code=1) from None
+    except KeyboardInterrupt:
+        typer.echo(f"\ninterrupted: run the same command again to resume ({out_dir})", err=True)
+        raise typer.Exit(code=130) from None
+    console = Console(width=_console_width())
+    console.print(f"[bold]{exp.name}[/bold]: {exp.question}", highlight=False)
+    for metric in summary["results"]:
+        title = f"{metric}: {METRICS[metric]}"
+        if metric in ("win_rate", "win_vs_fair", "score", "bet_points"):
+            title += f" (entry #{exp.entry})"
+        table = Table(title=title, title_justify="left")
+        for col in ROW_HEADER:
+            table.add_column(col, justify="left" if col == "arm" else "right")
+        for row in result_rows(summary, metric):
+            table.add_row(*row)
+        console.print(table)
+    console.print(best_line(summary), highlight=False, markup=False)
+    typer.echo(f"{time.perf_counter() - t0:,.1f} s; summary: {out_dir}/summary.md, summary.json")
+    if "report" in summary:
+        typer.echo(f"report: {summary['report']}/index.html")
+
+
+@app.command()
+def compare(
+    run_a: Annotated[Path, typer.Argument(help="Run folder A (the baseline).")],
+    run_b: Annotated[Path, typer.Argument(help="Run folder B.")],
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Also write the table as an HTML fragment.")
+    ] = None,
+) -> None:
+    """Metric differences B − A between two runs, with 95% intervals (paired on same deals)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from .analytics.compare import compare_runs, compare_section_html, fmt_interval, fmt_value
+
+    for run_dir in (run_a, run_b):
+        if not (run_dir / "manifest.json").is_file():
+            raise fail(f"{run_dir} is not a haggis-sim run folder (no manifest.json)")
+    try:
+        result = compare_runs(run_a, run_b)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    console = Console(width=_console_width())
+    console.print(f"A: {run_a}  ({result.rules_a}; {', '.join(result.strategies_a)})",
+                  highlight=False, markup=False)  # fmt: skip
+    console.print(f"B: {run_b}  ({result.rules_b}; {', '.join(result.strategies_b)})",
+                  highlight=False, markup=False)  # fmt: skip
+    table = Table(title=result.note, title_justify="left")
+    for col in ("metric", "A", "B", "B − A", "95% interval of B − A"):
+        table.add_column(col, justify="left" if col == "metric" else "right")
+    for r in result.rows:
+        excl = not (r.diff.low <= 0 <= r.diff.high)
+        table.add_row(
+            r.label,
+            fmt_value(r.metric, r.a.mean),
+            fmt_value(r.metric, r.b.mean),
+            fmt_value(r.metric, r.diff.diff, signed=True),
+            fmt_interval(r.metric, r.diff.low, r.diff.high, signed=True) + (" *" if excl else ""),
+        )
+    console.print(table)
+    typer.echo("* the interval excludes 0")
+    if html is not None:
+        html.write_text(compare_section_html(result))
+        typer.echo(f"wrote {html}")

@@ -59,10 +59,11 @@ MOVE_COLUMNS = (
     "hand_after",
     "won_trick",
     "trick_to",
+    "strength",
 )
 MC_GAME, MC_ROUND, MC_TRICK, MC_TURN, MC_SEAT, MC_TYPE = 0, 1, 2, 3, 4, 5
 MC_WIDTH, MC_LENGTH, MC_RANK, MC_NCARDS, MC_CARDS, MC_VALUE = 6, 7, 8, 9, 10, 11
-MC_HAND_AFTER, MC_WON, MC_TRICK_TO = 12, 13, 14
+MC_HAND_AFTER, MC_WON, MC_TRICK_TO, MC_STRENGTH = 12, 13, 14, 15
 N_MOVE_COLUMNS = len(MOVE_COLUMNS)
 
 # rounds columns: 10 fixed, then 6 per seat (seats 0..2)
@@ -94,8 +95,12 @@ N_CURSOR = 4
 
 
 @njit(cache=True)
-def step_recorded(st, action, game_id, moves, cursor, log_moves):
-    """Apply a legal action of the seat to act and record it (when ``log_moves``)."""
+def step_recorded(st, action, game_id, moves, cursor, log_moves, strength):
+    """Apply a legal action of the seat to act and record it (when ``log_moves``).
+
+    ``strength`` (0..100, -1 none) is recorded with the row: the runner passes the
+    actor's hand-strength estimate on bets.
+    """
     seat = st[S_TO_ACT]
     captures = st[S_CAPTURES]
     rnd = st[S_ROUND_NO]
@@ -116,6 +121,7 @@ def step_recorded(st, action, game_id, moves, cursor, log_moves):
     moves[row, MC_TYPE] = t
     moves[row, MC_WON] = 0
     moves[row, MC_TRICK_TO] = -1
+    moves[row, MC_STRENGTH] = strength
     if t == T_BET or t == T_GIVE:
         moves[row, MC_WIDTH] = 0
         moves[row, MC_LENGTH] = 0

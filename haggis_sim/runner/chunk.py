@@ -15,6 +15,7 @@ from numba import njit
 
 from strategies import CompiledStrategy, Strategy, is_compiled
 from strategies.kernels import act as compiled_act
+from strategies.simple_kernels import hand_strength
 
 from ..engine import layout as L
 from ..engine import record as R
@@ -70,7 +71,10 @@ def _play_compiled(
             obs = S.observe(st, seat)
             e = entries[i, seat]
             a = compiled_act(sids[e], obs, params[e], rngs[seat], buf)
-            R.step_recorded(st, a, gid, moves, cursor, log_moves)
+            strength = np.int64(-1)
+            if (a >> L.TYPE_SHIFT) == L.T_BET:
+                strength = np.int64(hand_strength(obs, seat) * 100.0 + 0.5)
+            R.step_recorded(st, a, gid, moves, cursor, log_moves, strength)
         R.record_game(st, gid, games, cursor)
         i += 1
     return i
@@ -138,7 +142,12 @@ def _python_game(
                     f"strategy {strat.spec} chose an illegal action {chosen!r} "
                     f"(game {game_id}, seat {seat})"
                 )
-        R.step_recorded(st, np.int64(code), np.int64(game_id), moves, cursor, log_moves)
+        strength = -1
+        if code >> L.TYPE_SHIFT == L.T_BET:
+            strength = int(hand_strength(obs, seat) * 100.0 + 0.5)
+        R.step_recorded(
+            st, np.int64(code), np.int64(game_id), moves, cursor, log_moves, np.int64(strength)
+        )
     R.record_game(st, np.int64(game_id), games, cursor)
 
 

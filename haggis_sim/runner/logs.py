@@ -36,6 +36,7 @@ MOVE_TYPES: dict[str, pl.DataType] = {
     "hand_after": pl.UInt8(),
     "won_trick": pl.Boolean(),
     "trick_to": pl.UInt8(),
+    "strength": pl.UInt8(),
 }
 
 SCHEMA_DOC = {
@@ -73,6 +74,7 @@ SCHEMA_DOC = {
         "hand_after": "cards left in the actor's hand after the action",
         "won_trick": "this play won its trick",
         "trick_to": "on a winning play: who captured the trick (another seat after a bomb)",
+        "strength": "on a bet: the bettor's hand strength 0-100 (the heuristic's estimate)",
     },
 }
 
@@ -88,10 +90,11 @@ def moves_frame(moves: np.ndarray) -> pl.DataFrame:
         pl.col("type").replace_strict(list(range(6)), ACTION_TYPES, return_dtype=ACTION_ENUM),
         pl.col("won_trick").cast(pl.Boolean),
         pl.when(pl.col("trick_to") >= 0).then(pl.col("trick_to")).cast(pl.UInt8),
+        pl.when(pl.col("strength") >= 0).then(pl.col("strength")).cast(pl.UInt8),
         *(
             pl.col(c).cast(t)
             for c, t in MOVE_TYPES.items()
-            if c not in ("type", "won_trick", "trick_to")
+            if c not in ("type", "won_trick", "trick_to", "strength")
         ),
     )
 

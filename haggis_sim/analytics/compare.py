@@ -1,0 +1,393 @@
+"""Per-game metrics of a run, their intervals, and the comparison of two runs.
+
+Everything starts from one table with a row per game (:func:`game_metrics`), computed by
+DuckDB over the run's Parquet parts. Every metric is the mean of a per-game value, so two
+runs that played the same deals (same seed, players and seating: the same ``deal_seed``
+for every ``game_id``) can be compared game by game: a *paired* difference, whose
+interval is far narrower than the two runs' own intervals (common random numbers).
+
+Intervals are 95% intervals ``mean ± t·SE``, with the standard error clustered by deal:
+with rotated seats consecutive games replay one deal, so they are not independent, and
+the deal (not the game) is the unit of the variance estimate.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import polars as pl
+from scipy.stats import t as student_t
+
+from ..runner import logs
+from ..runner.run import read_manifest
+
+SOURCES = ("going_out", "cards", "bets", "bonus")
+
+# per-game metrics that follow one --strategies entry (suffix _<entry> in the table)
+ENTRY_METRICS: dict[str, str] = {
+    "win_rate": "the entry wins the game",
+    "win_vs_fair": "the entry's win rate times the number of players (1.0 = a fair share)",
+    "score": "the entry's final score (mean over its seats)",
+    "bet_points": "the entry's net points from bets over the game: its bet points minus its "
+    "opponents' (mean per seat on each side)",
+}
+# per-game metrics of the game itself
+GAME_METRICS: dict[str, str] = {
+    "margin": "winner's final score minus the runner-up's",
+    "rounds": "rounds played (game length)",
+    "seat0_win": "seat 0 wins the game (seat advantage)",
+    "first_lead_win": "the seat that led round 1 wins the game (lead advantage)",
+    "ahead_r1_win": "the seat ahead after round 1 wins the game (ties after round 1: left out)",
+    **{
+        f"decisive_{s}": f"without its {s.replace('_', '-')} points the winner would not be "
+        "strictly ahead (how often this source decides the game)"
+        for s in SOURCES
+    },
+    **{
+        f"share_{s}": f"share of all points scored in the game that came from {s.replace('_', '-')}"
+        for s in SOURCES
+    },
+}
+METRICS: dict[str, str] = {**ENTRY_METRICS, **GAME_METRICS}
+
+
+def metric_column(metric: str, entry: int = 0) -> str:
+    """The column of :func:`game_metrics` holding ``metric`` (for ``entry`` if per entry)."""
+    if metric in ENTRY_METRICS:
+        return f"{metric}_{entry}"
+    if metric in GAME_METRICS:
+        return metric
+    raise ValueError(f"unknown metric {metric!r}; known: {', '.join(METRICS)}")
+
+
+def _connect(run_dir: Path) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    for table in ("games", "rounds"):
+        if not list((run_dir / table).glob("part-*.parquet")):
+            raise ValueError(f"{run_dir} has no {table} logs (an empty or unfinished run)")
+        pattern = str(run_dir / table / "part-*.parquet").replace("'", "''")
+        con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{pattern}')")
+    return con
+
+
+def _game_sql(players: int, n_entries: int) -> str:
+    seats = range(players)
+    sums = ", ".join(f"sum({s}_{k})::DOUBLE AS {s}_{k}" for k in seats for s in (*SOURCES, "total"))
+    first = ", ".join(f"total_{k}::DOUBLE AS r1_{k}" for k in seats)
+    cols: list[str] = []
+    for e in range(n_entries):
+        n_seats = " + ".join(f"(coalesce(entry_{k} = {e}, false))::INT" for k in seats)
+        score = " + ".join(
+            f"CASE WHEN entry_{k} = {e} THEN score_{k}::DOUBLE ELSE 0 END" for k in seats
+        )
+        bets = " + ".join(f"CASE WHEN entry_{k} = {e} THEN bets_{k} ELSE 0 END" for k in seats)
+        others = " + ".join(
+            f"CASE WHEN coalesce(entry_{k} = {e}, false) THEN 0 ELSE bets_{k} END" for k in seats
+        )
+        win = f"(winner_entry = {e})::DOUBLE"
+        cols += [
+            f"{win} AS win_rate_{e}",
+            f"{win} * {players} AS win_vs_fair_{e}",
+            f"({score}) / nullif({n_seats}, 0) AS score_{e}",
+            f"({bets}) / nullif({n_seats}, 0) - "
+            f"coalesce(({others}) / nullif({players} - ({n_seats}), 0), 0) AS bet_points_{e}",
+        ]
+    scores = [f"score_{k}::DOUBLE" for k in seats]
+    if players == 2:
+        cols.append(f"abs({scores[0]} - {scores[1]}) AS margin")
+    else:
+        lst = f"list_sort([{', '.join(scores)}], 'DESC')"
+        cols.append(f"{lst}[1] - {lst}[2] AS margin")
+    cols += [
+        "rounds::DOUBLE AS rounds",
+        "(winner = 0)::DOUBLE AS seat0_win",
+        "(winner = first_leader)::DOUBLE AS first_lead_win",
+    ]
+    ahead = " ".join(
+        f"WHEN {' AND '.join(f'r1_{k} > r1_{j}' for j in seats if j != k)} THEN (winner = {k})"
+        for k in seats
+    )
+    cols.append(f"(CASE {ahead} ELSE NULL END)::DOUBLE AS ahead_r1_win")
+    all_total = " + ".join(f"total_{k}" for k in seats)
+    for s in SOURCES:
+        adj = {k: f"(score_{k} - {s}_{k})" for k in seats}
+        still = " OR ".join(
+            f"(winner = {k} AND {' AND '.join(f'{adj[k]} > {adj[j]}' for j in seats if j != k)})"
+            for k in seats
+        )
+        cols.append(f"(NOT ({still}))::DOUBLE AS decisive_{s}")
+        src = " + ".join(f"{s}_{k}" for k in seats)
+        cols.append(f"({src}) / nullif({all_total}, 0) AS share_{s}")
+    return f"""
+        WITH r AS (SELECT game_id, {sums} FROM rounds GROUP BY game_id),
+        r0 AS (SELECT game_id, leader AS first_leader, {first} FROM rounds WHERE round = 0)
+        SELECT game_id::BIGINT AS game_id, deal_id::BIGINT AS deal_id, deal_seed,
+               {", ".join(cols)}
+        FROM games JOIN r USING (game_id) JOIN r0 USING (game_id)
+        ORDER BY game_id
+    """
+
+
+def game_metrics(run_dir: Path) -> pl.DataFrame:
+    """One row per game: ``game_id``, ``deal_id``, ``deal_seed`` and every metric column.
+
+    Per-entry metrics carry the entry as suffix (``win_rate_0``, ``score_1``, ...).
+    """
+    manifest = read_manifest(run_dir)
+    players = int(manifest["players"])
+    n_entries = len(manifest["strategies"])
+    con = _connect(run_dir)
+    try:
+        frame = con.sql(_game_sql(players, n_entries)).pl()
+    finally:
+        con.close()
+    return frame
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over games with its 95% interval (clustered by deal)."""
+
+    mean: float
+    low: float
+    high: float
+    n: int  # games with a value
+    sd: float  # standard deviation of the per-game value (the spread)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """``b - a`` with its 95% interval; paired game by game or not."""
+
+    diff: float
+    low: float
+    high: float
+    n: int  # games paired (paired) or the smaller of the two game counts
+    paired: bool
+
+
+def _clustered(values: np.ndarray, clusters: np.ndarray) -> tuple[float, float, int]:
+    """Mean, clustered standard error, number of clusters."""
+    n = len(values)
+    if n == 0:
+        return math.nan, math.nan, 0
+    mean = float(values.mean())
+    _, inverse = np.unique(clusters, return_inverse=True)
+    sums = np.bincount(inverse, weights=values - mean)
+    m = len(sums)
+    if m < 2:
+        return mean, math.nan, m
+    se = math.sqrt(m / (m - 1) * float((sums**2).sum())) / n
+    return mean, se, m
+
+
+def _tq(df: int) -> float:
+    return float(student_t.ppf(0.975, df)) if df >= 1 else math.nan
+
+
+def estimate(frame: pl.DataFrame, column: str) -> Estimate:
+    """Mean of ``column`` over the games where it is not null, with its 95% interval."""
+    sub = frame.select("deal_id", column).drop_nulls()
+    values = sub[column].to_numpy().astype(float)
+    mean, se, m = _clustered(values, sub["deal_id"].to_numpy())
+    half = _tq(m - 1) * se
+    sd = float(values.std(ddof=1)) if len(values) > 1 else math.nan
+    return Estimate(mean, mean - half, mean + half, len(values), sd)
+
+
+def same_deals(a: pl.DataFrame, b: pl.DataFrame) -> bool:
+    """Both runs played the same games on the same deals (pairing by game id is valid)."""
+    if a.height != b.height or a.height == 0:
+        return False
+    left = a.select("game_id", "deal_seed").sort("game_id")
+    right = b.select("game_id", "deal_seed").sort("game_id")
+    return left.equals(right)
+
+
+def difference(
+    a: pl.DataFrame, b: pl.DataFrame, col_a: str, col_b: str, paired: bool
+) -> Difference:
+    """``mean(b) - mean(a)``: paired by game id (clustered by deal) or two independent means."""
+    if paired:
+        joined = (
+            a.select("game_id", "deal_id", pl.col(col_a).alias("_a"))
+            .join(b.select("game_id", pl.col(col_b).alias("_b")), on="game_id")
+            .drop_nulls()
+        )
+        d = (joined["_b"] - joined["_a"]).to_numpy().astype(float)
+        mean, se, m = _clustered(d, joined["deal_id"].to_numpy())
+        half = _tq(m - 1) * se
+        return Difference(mean, mean - half, mean + half, len(d), True)
+    ea, eb = _se_of(a, col_a), _se_of(b, col_b)
+    diff = eb[0] - ea[0]
+    half = _tq(min(ea[2], eb[2]) - 1) * math.sqrt(ea[1] ** 2 + eb[1] ** 2)
+    return Difference(diff, diff - half, diff + half, min(ea[3], eb[3]), False)
+
+
+def _se_of(frame: pl.DataFrame, column: str) -> tuple[float, float, int, int]:
+    sub = frame.select("deal_id", column).drop_nulls()
+    values = sub[column].to_numpy().astype(float)
+    mean, se, m = _clustered(values, sub["deal_id"].to_numpy())
+    return mean, se, m, len(values)
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    metric: str  # metric name (see METRICS)
+    label: str  # what is measured, in words (with the entry's strategy)
+    column: str
+    a: Estimate
+    b: Estimate
+    diff: Difference
+
+
+@dataclass(frozen=True)
+class Comparison:
+    run_a: str
+    run_b: str
+    rules_a: str
+    rules_b: str
+    strategies_a: list[str]
+    strategies_b: list[str]
+    paired: bool
+    note: str
+    rows: list[CompareRow]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+COMPARE_GAME_METRICS = (
+    "margin",
+    "rounds",
+    "seat0_win",
+    *(f"share_{s}" for s in SOURCES),
+)
+
+
+def _rules_label(run_dir: Path) -> str:
+    part = sorted((run_dir / "games").glob("part-*.parquet"))
+    if not part:
+        return ""
+    first = logs.read_table(run_dir, "games").select("rules").head(1).collect()
+    return str(first["rules"][0]) if first.height else ""
+
+
+def compare_runs(run_a: Path, run_b: Path) -> Comparison:
+    """The metrics of two runs side by side, with ``B - A`` and its 95% interval.
+
+    Paired by game id when both runs played the same deals (same seed, players and
+    seating, same game ids); otherwise an unpaired interval, and ``note`` says so.
+    Per-entry metrics are compared for the entries both runs have.
+    """
+    ma, mb = read_manifest(run_a), read_manifest(run_b)
+    fa, fb = game_metrics(run_a), game_metrics(run_b)
+    specs_a = [s["spec"] for s in ma["strategies"]]
+    specs_b = [s["spec"] for s in mb["strategies"]]
+    paired = int(ma["players"]) == int(mb["players"]) and same_deals(fa, fb)
+    if paired:
+        note = f"paired by game id: both runs played the same deals ({fa.height:,} games)"
+    else:
+        reasons = []
+        if int(ma["players"]) != int(mb["players"]):
+            reasons.append(f"{ma['players']} vs {mb['players']} players")
+        if ma.get("seed") != mb.get("seed"):
+            reasons.append(f"seeds {ma.get('seed')} vs {mb.get('seed')}")
+        if fa.height != fb.height:
+            reasons.append(f"{fa.height:,} vs {fb.height:,} games")
+        why = "; ".join(reasons) or "the deals differ"
+        note = f"unpaired (the runs did not play the same deals: {why}): independent intervals"
+    rows: list[CompareRow] = []
+    for metric in ("win_rate", "score"):
+        for e in range(min(len(specs_a), len(specs_b))):
+            col = metric_column(metric, e)
+            same = specs_a[e] == specs_b[e]
+            who = specs_a[e].split(":")[0] if same else f"{specs_a[e]} / {specs_b[e]}"
+            label = f"{'win rate' if metric == 'win_rate' else 'mean final score'} of #{e} {who}"
+            rows.append(_row(metric, label, col, fa, fb, paired))
+    for metric in COMPARE_GAME_METRICS:
+        rows.append(_row(metric, GAME_METRICS[metric], metric, fa, fb, paired))
+    return Comparison(
+        run_a=str(run_a),
+        run_b=str(run_b),
+        rules_a=_rules_label(run_a),
+        rules_b=_rules_label(run_b),
+        strategies_a=specs_a,
+        strategies_b=specs_b,
+        paired=paired,
+        note=note,
+        rows=rows,
+    )
+
+
+def _row(
+    metric: str, label: str, col: str, fa: pl.DataFrame, fb: pl.DataFrame, paired: bool
+) -> CompareRow:
+    return CompareRow(
+        metric,
+        label,
+        col,
+        estimate(fa, col),
+        estimate(fb, col),
+        difference(fa, fb, col, col, paired),
+    )
+
+
+RATE_METRICS = {"win_rate", "seat0_win", "first_lead_win", "ahead_r1_win"} | {
+    f"{p}_{s}" for p in ("decisive", "share") for s in SOURCES
+}
+
+
+def fmt_value(metric: str, value: float, signed: bool = False) -> str:
+    """A metric value for display: rates and shares as percent, points with one decimal."""
+    if math.isnan(value):
+        return "–"
+    sign = "+" if signed else ""
+    if metric in RATE_METRICS:
+        return f"{value:{sign}.1%}"
+    if metric == "win_vs_fair":
+        return f"{value:{sign}.3f}"
+    return f"{value:{sign}.2f}"
+
+
+def fmt_interval(metric: str, low: float, high: float, signed: bool = False) -> str:
+    if math.isnan(low) or math.isnan(high):
+        return "–"
+    return f"{fmt_value(metric, low, signed)} … {fmt_value(metric, high, signed)}"
+
+
+def compare_section_html(comparison: Comparison) -> str:
+    """An HTML fragment (a heading, a note and a table) for a report to embed."""
+    e = html.escape
+    head = (
+        "<tr><th>metric</th><th>A</th><th>B</th><th>B − A</th>"
+        f"<th>95% interval ({'paired' if comparison.paired else 'unpaired'})</th></tr>"
+    )
+    body = []
+    for r in comparison.rows:
+        significant = not (r.diff.low <= 0 <= r.diff.high)
+        cls = ' class="significant"' if significant else ""
+        body.append(
+            f"<tr{cls}><td>{e(r.label)}</td>"
+            f"<td>{e(fmt_value(r.metric, r.a.mean))}</td>"
+            f"<td>{e(fmt_value(r.metric, r.b.mean))}</td>"
+            f"<td>{e(fmt_value(r.metric, r.diff.diff, signed=True))}</td>"
+            f"<td>{e(fmt_interval(r.metric, r.diff.low, r.diff.high, signed=True))}</td></tr>"
+        )
+    return (
+        '<section class="compare">\n'
+        "<h2>Comparison of two runs</h2>\n"
+        f"<p>A: <code>{e(comparison.run_a)}</code> ({e(comparison.rules_a)}; "
+        f"{e(', '.join(comparison.strategies_a))})<br>\n"
+        f"B: <code>{e(comparison.run_b)}</code> ({e(comparison.rules_b)}; "
+        f"{e(', '.join(comparison.strategies_b))})</p>\n"
+        f"<p>{e(comparison.note)}. Rows whose interval excludes 0 are marked.</p>\n"
+        f"<table>\n<thead>{head}</thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody>\n</table>\n"
+        "</section>\n"
+    )

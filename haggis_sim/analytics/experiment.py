@@ -1,0 +1,563 @@
+"""Declarative experiments: a TOML file of arms, run on common deals, summarized with intervals.
+
+An experiment file (see ``experiments/README.md``) names a question, a base setup
+(players, rules preset and flags, strategies, games, seed) and a list of *arms* that
+each change some of it: explicit ``[[arms]]`` tables and/or a ``[grid]`` sweeping one
+strategy parameter or one rule flag. Every arm is an ordinary run (``RunConfig`` /
+``execute``) into ``<out>/<arm name>/`` with the experiment's seed, so all arms with the
+same player count and seating play the same deals and their differences are paired game
+by game. Finished arms are skipped when the experiment is run again; unfinished ones
+resume.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+import tomllib
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from strategies import make, parse_spec
+
+from ..rules import PRESETS, Rules
+from ..runner.run import RunConfig, execute, read_manifest
+from ..runner.seating import SEAT_MODES
+from .compare import (
+    ENTRY_METRICS,
+    METRICS,
+    Difference,
+    Estimate,
+    compare_runs,
+    compare_section_html,
+    difference,
+    estimate,
+    fmt_interval,
+    fmt_value,
+    game_metrics,
+    metric_column,
+    same_deals,
+)
+
+
+class ExperimentError(ValueError):
+    """An experiment file that cannot be run: the message names the file and the key."""
+
+
+TOP_KEYS = (
+    "name", "question", "games", "seed", "players", "rules", "rule", "strategies", "seats",
+    "metric", "goal", "entry", "also", "log_moves", "chunk_size", "arms", "grid",
+)  # fmt: skip
+ARM_KEYS = ("name", "strategies", "rules", "players", "rule")
+GRID_KEYS = ("param", "rule", "values", "entry")
+GOALS = ("max", "min")
+ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=+,-]*")
+# run settings that must match for a finished arm folder to count as this arm
+MATCH_KEYS = ("strategies", "games", "rules", "seed", "seats", "log_moves", "chunk_size")
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arm: a complete run configuration (strategies and rules) of the experiment."""
+
+    name: str
+    strategies: list[str]
+    rules: Rules
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    question: str
+    games: int
+    seed: int
+    seats: str
+    metric: str
+    goal: str
+    entry: int
+    also: list[str]
+    log_moves: bool
+    chunk_size: int
+    arms: list[Arm]
+    source: Path | None = None
+    text: str = field(default="", repr=False)
+
+    @property
+    def metrics(self) -> list[str]:
+        """The question's metric first, then the ``also`` metrics (no repeats)."""
+        return list(dict.fromkeys([self.metric, *self.also]))
+
+    def run_config(self, arm: Arm, jobs: int = 0) -> RunConfig:
+        return RunConfig(
+            strategies=list(arm.strategies),
+            games=self.games,
+            rules=arm.rules.as_dict(),
+            seed=self.seed,
+            seats=self.seats,
+            chunk_size=self.chunk_size,
+            log_moves=self.log_moves,
+            jobs=jobs,
+            command=f"haggis-sim experiment {self.source or self.name} (arm {arm.name})",
+        )
+
+
+def _where(path: Path | None) -> str:
+    return f"{path}: " if path else ""
+
+
+def _check_keys(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    for key in table:
+        if key not in allowed:
+            raise ExperimentError(f"{where}unknown key {key!r}; allowed keys: {', '.join(allowed)}")
+
+
+def _typed(table: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    value = table[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+        names = " or ".join(k.__name__ for k in kinds)
+        raise ExperimentError(f"{where}key {key!r} must be {names}, got {value!r}")
+    return value
+
+
+def _strategy_list(value: Any, where: str) -> list[str]:
+    if not isinstance(value, list) or not value or not all(isinstance(s, str) for s in value):
+        raise ExperimentError(
+            f"{where}key 'strategies' must be a non-empty list of strategy specs, got {value!r}"
+        )
+    out = []
+    for spec in value:
+        try:
+            out.append(make(spec).spec)
+        except ValueError as exc:
+            raise ExperimentError(f"{where}strategy {spec!r}: {exc}") from None
+    return out
+
+
+def _rules(preset: Any, players: Any, flags: Any, where: str) -> Rules:
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise ExperimentError(
+            f"{where}unknown rules preset {preset!r} (key 'rules'); known: {', '.join(PRESETS)}"
+        )
+    if not isinstance(flags, dict):
+        raise ExperimentError(f"{where}'rule' must be a table of FLAG = VALUE, got {flags!r}")
+    known = Rules.flag_names()
+    for key in flags:
+        if key not in known:
+            raise ExperimentError(
+                f"{where}unknown rule flag {key!r} in [rule]; known flags: {', '.join(known)}"
+            )
+    typed = {k: tuple(v) if isinstance(v, list) else v for k, v in flags.items()}
+    try:
+        return Rules.preset(preset, players=players, **typed)
+    except (TypeError, ValueError) as exc:
+        raise ExperimentError(f"{where}{exc}") from None
+
+
+def _with_param(spec: str, param: str, value: Any, where: str) -> str:
+    name, values = parse_spec(spec)
+    values[param] = str(value).lower() if isinstance(value, bool) else str(value)
+    text = name + ":" + ",".join(f"{k}={v}" for k, v in values.items())
+    try:
+        return make(text).spec
+    except ValueError as exc:
+        raise ExperimentError(f"{where}grid value {value!r} for {param!r}: {exc}") from None
+
+
+def parse_experiment(
+    data: dict[str, Any], source: Path | None = None, text: str = ""
+) -> Experiment:
+    """Validate a parsed experiment table; ExperimentError naming the bad key otherwise."""
+    w = _where(source)
+    _check_keys(data, TOP_KEYS, w)
+    for key in ("name", "question", "games", "strategies", "metric"):
+        if key not in data:
+            raise ExperimentError(f"{w}missing required key {key!r}")
+    name = _typed(data, "name", str, w)
+    if not ARM_NAME.fullmatch(name):
+        raise ExperimentError(f"{w}'name' must be letters, digits and . _ = + , - ; got {name!r}")
+    question = _typed(data, "question", str, w)
+    games = _typed(data, "games", int, w)
+    if games <= 0:
+        raise ExperimentError(f"{w}'games' must be positive, got {games}")
+    seed = _typed(data, "seed", int, w) if "seed" in data else 0
+    players = data.get("players", 2)
+    if players not in (2, 3) or isinstance(players, bool):
+        raise ExperimentError(f"{w}'players' must be 2 or 3, got {players!r}")
+    seats = data.get("seats", "rotate")
+    if seats not in SEAT_MODES:
+        raise ExperimentError(f"{w}'seats' must be rotate or fixed, got {seats!r}")
+    metric = data["metric"]
+    if metric not in METRICS:
+        raise ExperimentError(f"{w}unknown metric {metric!r}; known: {', '.join(METRICS)}")
+    also = data.get("also", [])
+    if not isinstance(also, list):
+        raise ExperimentError(f"{w}'also' must be a list of metrics, got {also!r}")
+    for m in also:
+        if m not in METRICS:
+            raise ExperimentError(f"{w}unknown metric {m!r} in 'also'; known: {', '.join(METRICS)}")
+    goal = data.get("goal", "max")
+    if goal not in GOALS:
+        raise ExperimentError(f"{w}'goal' must be max or min, got {goal!r}")
+    entry = _typed(data, "entry", int, w) if "entry" in data else 0
+    log_moves = _typed(data, "log_moves", bool, w) if "log_moves" in data else True
+    chunk_size = _typed(data, "chunk_size", int, w) if "chunk_size" in data else 2000
+    if chunk_size <= 0:
+        raise ExperimentError(f"{w}'chunk_size' must be positive, got {chunk_size}")
+    base_preset = data.get("rules", "revised")
+    base_flags = data.get("rule", {})
+    base_rules = _rules(base_preset, players, base_flags, w)
+    base_strats = _strategy_list(data["strategies"], w)
+
+    arms: list[Arm] = []
+    arm_tables = data.get("arms", [])
+    if not isinstance(arm_tables, list) or not all(isinstance(a, dict) for a in arm_tables):
+        raise ExperimentError(f"{w}'arms' must be an array of tables ([[arms]])")
+    for i, table in enumerate(arm_tables):
+        aw = f"{w}arm {table.get('name', i + 1)!r}: "
+        _check_keys(table, ARM_KEYS, aw)
+        if "name" not in table:
+            raise ExperimentError(f"{aw}missing required key 'name'")
+        arm_players = table.get("players", players)
+        if arm_players not in (2, 3) or isinstance(arm_players, bool):
+            raise ExperimentError(f"{aw}'players' must be 2 or 3, got {arm_players!r}")
+        rule_flags = table.get("rule", {})
+        if not isinstance(rule_flags, dict):
+            raise ExperimentError(f"{aw}'rule' must be a table of FLAG = VALUE")
+        rules = _rules(
+            table.get("rules", base_preset), arm_players, {**base_flags, **rule_flags}, aw
+        )
+        strats = _strategy_list(table["strategies"], aw) if "strategies" in table else base_strats
+        arms.append(Arm(_typed(table, "name", str, aw), strats, rules))
+
+    if "grid" in data:
+        grid = data["grid"]
+        gw = f"{w}[grid]: "
+        if not isinstance(grid, dict):
+            raise ExperimentError(f"{gw}must be a table")
+        _check_keys(grid, GRID_KEYS, gw)
+        if ("param" in grid) == ("rule" in grid):
+            raise ExperimentError(f"{gw}give exactly one of 'param' (strategy) or 'rule' (flag)")
+        values = grid.get("values")
+        if not isinstance(values, list) or not values:
+            raise ExperimentError(f"{gw}'values' must be a non-empty list")
+        if "param" in grid:
+            param = _typed(grid, "param", str, gw)
+            g_entry = _typed(grid, "entry", int, gw) if "entry" in grid else entry
+            if not 0 <= g_entry < len(base_strats):
+                raise ExperimentError(f"{gw}'entry' {g_entry} is not a strategies index")
+            for v in values:
+                strats = list(base_strats)
+                strats[g_entry] = _with_param(strats[g_entry], param, v, gw)
+                arms.append(Arm(f"{param}={v}", strats, base_rules))
+        else:
+            if "entry" in grid:
+                raise ExperimentError(f"{gw}'entry' goes with 'param', not with 'rule'")
+            flag = _typed(grid, "rule", str, gw)
+            for v in values:
+                rules = _rules(base_preset, players, {**base_flags, flag: v}, gw)
+                shown = ",".join(map(str, v)) if isinstance(v, list) else v
+                arms.append(Arm(f"{flag}={shown}", base_strats, rules))
+
+    if not arms:
+        arms = [Arm("base", base_strats, base_rules)]
+    seen: set[str] = set()
+    for arm in arms:
+        if not ARM_NAME.fullmatch(arm.name):
+            raise ExperimentError(
+                f"{w}arm name {arm.name!r} must be letters, digits and . _ = + , - "
+                "(it names the arm's folder)"
+            )
+        if arm.name in seen:
+            raise ExperimentError(f"{w}two arms are named {arm.name!r}")
+        seen.add(arm.name)
+        if len(arm.strategies) > arm.players:
+            raise ExperimentError(
+                f"{w}arm {arm.name!r}: {len(arm.strategies)} strategies for {arm.players} seats"
+            )
+        if any(m in ENTRY_METRICS for m in [metric, *also]) and entry >= len(arm.strategies):
+            raise ExperimentError(
+                f"{w}'entry' = {entry} but arm {arm.name!r} has {len(arm.strategies)} strategies"
+            )
+    return Experiment(
+        name=name, question=question, games=games, seed=seed, seats=seats, metric=metric,
+        goal=goal, entry=entry, also=list(also), log_moves=log_moves, chunk_size=chunk_size,
+        arms=arms, source=source, text=text,
+    )  # fmt: skip
+
+
+def load_experiment(path: Path) -> Experiment:
+    """Read and validate an experiment file (TOML)."""
+    if not path.is_file():
+        raise ExperimentError(f"experiment file {path} does not exist")
+    text = path.read_text()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ExperimentError(f"{path}: not valid TOML: {exc}") from None
+    return parse_experiment(data, source=path, text=text)
+
+
+# ---------------------------------------------------------------- running
+
+
+def _arm_state(exp: Experiment, arm: Arm, arm_dir: Path) -> str:
+    """``new``, ``done`` or ``resume``; ExperimentError if the folder holds another run."""
+    if not (arm_dir / "manifest.json").exists():
+        return "new"
+    manifest = read_manifest(arm_dir)
+    want = asdict(exp.run_config(arm))
+    have = manifest.get("config", {})
+    for key in MATCH_KEYS:
+        if have.get(key) != json.loads(json.dumps(want[key])):
+            raise ExperimentError(
+                f"arm {arm.name!r}: {arm_dir} holds a run with a different {key} "
+                f"({have.get(key)!r}, the file asks for {want[key]!r}); remove the folder "
+                "or choose another --out"
+            )
+    return "done" if manifest.get("status") == "complete" else "resume"
+
+
+def run_experiment(
+    exp: Experiment,
+    out: Path,
+    jobs: int = 0,
+    log: Callable[[str], None] | None = None,
+    report: bool = True,
+) -> dict[str, Any]:
+    """Run every unfinished arm into ``out/<arm>/``, then summarize (see :func:`summarize`).
+
+    Writes ``summary.json``, ``summary.md`` and ``compare.html`` (every arm against the
+    first, see :func:`compare_section_html`) into ``out`` and, with ``report``, the HTML
+    report over all arms into ``out/report/``.
+    """
+    say = log or (lambda _m: None)
+    if out.exists() and not out.is_dir():
+        raise ExperimentError(f"--out {out} is a file, not a folder")
+    states = {arm.name: _arm_state(exp, arm, out / arm.name) for arm in exp.arms}
+    out.mkdir(parents=True, exist_ok=True)
+    if exp.text:
+        (out / "experiment.toml").write_text(exp.text)
+    for arm in exp.arms:
+        state = states[arm.name]
+        arm_dir = out / arm.name
+        if state == "done":
+            say(f"arm {arm.name}: finished earlier, kept ({arm_dir})")
+            continue
+        say(f"arm {arm.name}: {'resuming' if state == 'resume' else 'playing'} "
+            f"{exp.games:,} games ({', '.join(arm.strategies)}; {arm.rules.label}, "
+            f"{arm.players} players)")  # fmt: skip
+        execute(exp.run_config(arm, jobs), arm_dir, resume=state == "resume")
+    summary = summarize(exp, out)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default))
+    (out / "summary.md").write_text(summary_markdown(summary))
+    if len(exp.arms) > 1:
+        (out / "compare.html").write_text(compare_page(exp, out))
+    if report:
+        from .report import build_report
+
+        build_report([out / arm.name for arm in exp.arms], out / "report", "html")
+        summary["report"] = str(out / "report")
+        (out / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default))
+    return summary
+
+
+def compare_page(exp: Experiment, out: Path) -> str:
+    """An HTML page with one comparison section per arm against the first arm."""
+    first = out / exp.arms[0].name
+    sections = [compare_section_html(compare_runs(first, out / arm.name)) for arm in exp.arms[1:]]
+    title = html.escape(f"{exp.name}: every arm against {exp.arms[0].name}")
+    return (
+        f'<!doctype html>\n<html><head><meta charset="utf-8"><title>{title}</title>'
+        "<style>body{font-family:sans-serif} table{border-collapse:collapse}"
+        "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}"
+        "td:first-child{text-align:left} tr.significant{font-weight:bold}</style>"
+        f"</head><body>\n<h1>{title}</h1>\n" + "\n".join(sections) + "</body></html>\n"
+    )
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    raise TypeError(f"not JSON serializable: {value!r}")
+
+
+def _nan_to_none(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in d.items()}
+
+
+def _est(e: Estimate) -> dict[str, Any]:
+    return _nan_to_none(asdict(e))
+
+
+def _diff(d: Difference) -> dict[str, Any]:
+    return _nan_to_none(asdict(d))
+
+
+def summarize(exp: Experiment, out: Path) -> dict[str, Any]:
+    """Per arm and metric: the mean with its 95% interval and the difference from the
+    first arm (paired by game id when both arms played the same deals); the best arm by
+    the question's metric, with its difference from the runner-up."""
+    frames: dict[str, pl.DataFrame] = {arm.name: game_metrics(out / arm.name) for arm in exp.arms}
+    players = {arm.name: arm.players for arm in exp.arms}
+    first = exp.arms[0].name
+
+    def pairable(a: str, b: str) -> bool:
+        return players[a] == players[b] and same_deals(frames[a], frames[b])
+
+    metrics: dict[str, Any] = {}
+    for metric in exp.metrics:
+        col = metric_column(metric, exp.entry)
+        rows = []
+        for arm in exp.arms:
+            f = frames[arm.name]
+            rows.append(
+                {
+                    "arm": arm.name,
+                    **_est(estimate(f, col)),
+                    "vs_first": _diff(
+                        difference(frames[first], f, col, col, pairable(first, arm.name))
+                    ),
+                }
+            )
+        metrics[metric] = {"column": col, "rows": rows}
+    primary = metrics[exp.metric]["rows"]
+    ranked = sorted(
+        (r for r in primary if r["mean"] is not None),
+        key=lambda r: r["mean"],
+        reverse=exp.goal == "max",
+    )
+    best: dict[str, Any] | None = None
+    if ranked:
+        top = ranked[0]
+        best = {"arm": top["arm"], "mean": top["mean"], "low": top["low"], "high": top["high"]}
+        if len(ranked) > 1:
+            second = ranked[1]["arm"]
+            col = metrics[exp.metric]["column"]
+            d = difference(
+                frames[second], frames[top["arm"]], col, col, pairable(second, top["arm"])
+            )
+            best["runner_up"] = second
+            best["vs_runner_up"] = _diff(d)
+            best["clear"] = d.low > 0 or d.high < 0 if not math.isnan(d.low) else False
+    return {
+        "name": exp.name,
+        "question": exp.question,
+        "games_per_arm": exp.games,
+        "seed": exp.seed,
+        "seats": exp.seats,
+        "metric": exp.metric,
+        "goal": exp.goal,
+        "entry": exp.entry,
+        "metrics_described": {m: METRICS[m] for m in exp.metrics},
+        "arms": [
+            {
+                "name": arm.name,
+                "dir": str(out / arm.name),
+                "players": arm.players,
+                "rules": arm.rules.label,
+                "strategies": arm.strategies,
+                "games": frames[arm.name].height,
+                "paired_with_first": pairable(first, arm.name),
+            }
+            for arm in exp.arms
+        ],
+        "results": metrics,
+        "best": best,
+    }
+
+
+def _num(v: float | None) -> float:
+    return math.nan if v is None else float(v)
+
+
+def result_rows(summary: dict[str, Any], metric: str) -> list[list[str]]:
+    """Display rows of one metric: arm, games, value, interval, Δ vs first, its interval."""
+    rows = []
+    for i, r in enumerate(summary["results"][metric]["rows"]):
+        d = r["vs_first"]
+        rows.append(
+            [
+                r["arm"],
+                f"{r['n']:,}",
+                fmt_value(metric, _num(r["mean"])),
+                fmt_interval(metric, _num(r["low"]), _num(r["high"])),
+                "(baseline)" if i == 0 else fmt_value(metric, _num(d["diff"]), signed=True),
+                ""
+                if i == 0
+                else fmt_interval(metric, _num(d["low"]), _num(d["high"]), signed=True)
+                + ("" if d["paired"] else " (unpaired)"),
+            ]
+        )
+    return rows
+
+
+ROW_HEADER = ["arm", "games", "value", "95% interval", "Δ vs first arm", "95% interval of Δ"]
+
+
+def best_line(summary: dict[str, Any]) -> str:
+    best = summary["best"]
+    metric = summary["metric"]
+    if best is None:
+        return "best arm: none (no values)"
+    text = (
+        f"best arm by {metric} ({summary['goal']}): {best['arm']} = "
+        f"{fmt_value(metric, _num(best['mean']))} "
+        f"(95% {fmt_interval(metric, _num(best['low']), _num(best['high']))})"
+    )
+    if "runner_up" in best:
+        d = best["vs_runner_up"]
+        verdict = "clearly ahead" if best["clear"] else "not separable at 95%"
+        text += (
+            f"; vs runner-up {best['runner_up']}: "
+            f"{fmt_value(metric, _num(d['diff']), signed=True)} "
+            f"(95% {fmt_interval(metric, _num(d['low']), _num(d['high']), signed=True)}"
+            f"{'' if d['paired'] else ', unpaired'}) — {verdict}"
+        )
+    return text
+
+
+def summary_markdown(summary: dict[str, Any]) -> str:
+    """The summary as Markdown: the question, the arms, one table per metric, the best arm."""
+    lines = [
+        f"# Experiment {summary['name']}",
+        "",
+        summary["question"],
+        "",
+        f"{summary['games_per_arm']:,} games per arm, seed {summary['seed']}, seats "
+        f"{summary['seats']}. Intervals: 95%, clustered by deal; Δ is paired game by game "
+        "where the arms played the same deals.",
+        "",
+        "| arm | players | rules | strategies |",
+        "|---|---|---|---|",
+    ]
+    for arm in summary["arms"]:
+        lines.append(
+            f"| {arm['name']} | {arm['players']} | {arm['rules']} | "
+            f"{', '.join(f'`{s}`' for s in arm['strategies'])} |"
+        )
+    for metric in summary["results"]:
+        lines += [
+            "",
+            f"## {metric}" + (" (the question's metric)" if metric == summary["metric"] else ""),
+            "",
+            summary["metrics_described"][metric]
+            + (f" (entry #{summary['entry']})" if metric in ENTRY_METRICS else "")
+            + ".",
+            "",
+            "| " + " | ".join(ROW_HEADER) + " |",
+            "|" + "---|" * len(ROW_HEADER),
+        ]
+        lines += ["| " + " | ".join(row) + " |" for row in result_rows(summary, metric)]
+    lines += ["", f"**{best_line(summary)}**", ""]
+    return "\n".join(lines)

@@ -1,0 +1,428 @@
+"""The report's sections: one DuckDB aggregation per table, returned as small polars frames.
+
+:func:`connect_runs` opens one DuckDB connection over the Parquet parts of one or more
+runs, with the views ``games``, ``rounds`` and ``moves`` unioned across runs (a ``run``
+column numbers them) plus a few derived views:
+
+- ``seats``: one row per (game, seat): strategy, final score, won;
+- ``gstrat``: one row per (game, strategy): mean score over its seats, won (any seat won);
+- ``rseats``: one row per (round, seat): strategy, the round's points by source, the bet
+  declared, and the round margin (this seat's round total minus the best other seat's).
+
+Each section function takes the connection and returns ``{table name: frame}``; nothing
+reads whole tables into Python, every query aggregates in DuckDB.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import polars as pl
+
+from ..runner import logs
+from . import stats
+
+HAND = 17  # cards dealt to each seat: 14 suit cards + J, Q, K
+# classic card points: every 3, 5, 7, 9 is 1 point (bit (rank-2)*5+suit); J 2, Q 3, K 5
+ODD_MASK = sum(1 << ((r - 2) * 5 + s) for r in (3, 5, 7, 9) for s in range(5))
+
+Section = dict[str, pl.DataFrame]
+
+
+def _parts(run_dir: Path, table: str) -> str | None:
+    if not sorted((run_dir / table).glob("part-*.parquet")):
+        return None
+    return str(run_dir / table / "part-*.parquet").replace("'", "''")
+
+
+def _q(text: str) -> str:
+    return text.replace("'", "''")
+
+
+def connect_runs(
+    run_dirs: list[Path], manifests: list[dict[str, Any]]
+) -> tuple[duckdb.DuckDBPyConnection, list[int]]:
+    """A DuckDB connection with the views of every run that has logged games.
+
+    Returns the connection and the indices (into ``run_dirs``) of the runs included; an
+    empty list means no run has a finished chunk, and no views are created.
+    """
+    con = duckdb.connect()
+    included = [
+        i for i, d in enumerate(run_dirs) if all(_parts(d, t) is not None for t in logs.TABLES)
+    ]
+    if not included:
+        return con, included
+    for table in logs.TABLES:
+        selects = []
+        for i in included:
+            src = f"read_parquet('{_parts(run_dirs[i], table)}')"
+            if table == "games":
+                rules = manifests[i].get("rules", {})
+                cp = _q(str(rules.get("card_points", "classic")))
+                players = int(manifests[i].get("players", rules.get("players", 2)))
+                extra = f", '{cp}' AS card_points, {players} AS players"
+                selects.append(f"SELECT {i} AS run, * REPLACE (CAST(rules AS VARCHAR) AS rules)"
+                               f"{extra} FROM {src}")  # fmt: skip
+            else:
+                selects.append(f"SELECT {i} AS run, * FROM {src}")
+        con.execute(f"CREATE VIEW {table} AS " + " UNION ALL BY NAME ".join(selects))
+    seat_sql = " UNION ALL ".join(
+        f"SELECT run, game_id, deal_id, rules, players, card_points, {k} AS seat, "
+        f"CAST(strategy_{k} AS VARCHAR) AS strategy, score_{k} AS score, "
+        f"winner = {k} AS won FROM games WHERE strategy_{k} IS NOT NULL"
+        for k in range(3)
+    )
+    con.execute(f"CREATE VIEW seats AS {seat_sql}")
+    con.execute(
+        "CREATE VIEW gstrat AS SELECT run, game_id, any_value(deal_id) AS deal_id, "
+        "any_value(rules) AS rules, strategy, avg(score) AS score, bool_or(won) AS won "
+        "FROM seats GROUP BY run, game_id, strategy"
+    )
+    big = -(2**15)
+    rseat = []
+    for k in range(3):
+        others = ", ".join(f"coalesce(total_{j}, {big})" for j in range(3) if j != k)
+        rseat.append(
+            f"SELECT run, game_id, round, {k} AS seat, leader, shepherd, black_sheep, tricks, "
+            f"bet_{k} AS bet, going_out_{k} AS going_out, cards_{k} AS cards, "
+            f"bets_{k} AS bets, bonus_{k} AS bonus, total_{k} AS total, "
+            f"total_{k} - greatest({others}) AS margin "
+            f"FROM rounds WHERE total_{k} IS NOT NULL"
+        )
+    con.execute(
+        "CREATE VIEW rseats AS SELECT r.*, s.strategy, s.rules, s.players, s.card_points "
+        f"FROM ({' UNION ALL '.join(rseat)}) r JOIN seats s USING (run, game_id, seat)"
+    )
+    return con, included
+
+
+def _pl(con: duckdb.DuckDBPyConnection, sql: str) -> pl.DataFrame:
+    return con.sql(sql).pl()
+
+
+def _with_wilson(frame: pl.DataFrame, k: str, n: str, prefix: str = "") -> pl.DataFrame:
+    ivs = [wilson_pair(int(a), int(b)) for a, b in zip(frame[k], frame[n], strict=True)]
+    return frame.with_columns(
+        pl.Series(f"{prefix}low", [x[0] for x in ivs], dtype=pl.Float64),
+        pl.Series(f"{prefix}high", [x[1] for x in ivs], dtype=pl.Float64),
+    )
+
+
+def wilson_pair(k: int, n: int) -> tuple[float, float]:
+    return stats.wilson(k, n)
+
+
+# --- results ---------------------------------------------------------------------------------
+
+
+def results(con: duckdb.DuckDBPyConnection) -> Section:
+    """Per strategy and per pairing: win rate (Wilson) and score margin (paired t over deals).
+
+    A pairing (A, B) counts every game where both played. A "beats" B in a game when A's
+    seat won, or neither won and A's final score was higher (with 2 players: A won).
+    The margin is A's final score minus B's (mean over a strategy's seats). Its interval
+    is a t-interval over deals: the games replaying one deal (rotated seats) are averaged
+    first, so deal luck cancels; with fixed seats every game is its own deal.
+    """
+    per_strategy = _pl(
+        con,
+        "SELECT rules, strategy, count(*) AS games, sum(won::INT)::BIGINT AS wins, "
+        "avg(score) AS mean_score FROM gstrat GROUP BY rules, strategy ORDER BY rules, strategy",
+    )
+    per_strategy = per_strategy.with_columns((pl.col("wins") / pl.col("games")).alias("win_rate"))
+    per_strategy = _with_wilson(per_strategy, "wins", "games", "win_")
+    pairs = _pl(
+        con,
+        """
+        WITH p AS (
+          SELECT a.run, a.rules, a.deal_id, a.strategy AS a, b.strategy AS b,
+                 (a.won OR (NOT a.won AND NOT b.won AND a.score > b.score))::INT AS a_win,
+                 (b.won OR (NOT a.won AND NOT b.won AND b.score > a.score))::INT AS b_win,
+                 a.score - b.score AS margin
+          FROM gstrat a JOIN gstrat b USING (run, game_id) WHERE a.strategy < b.strategy),
+        d AS (
+          SELECT run, rules, a, b, deal_id, count(*) AS n, sum(a_win) AS aw, sum(b_win) AS bw,
+                 avg(margin) AS dm
+          FROM p GROUP BY run, rules, a, b, deal_id)
+        SELECT rules, a, b, sum(n)::BIGINT AS games, count(*)::BIGINT AS deals,
+               sum(aw)::BIGINT AS wins_a, sum(bw)::BIGINT AS wins_b,
+               avg(dm) AS margin, stddev_samp(dm) AS margin_sd
+        FROM d GROUP BY rules, a, b ORDER BY rules, a, b
+        """,
+    )
+    pairs = pairs.with_columns((pl.col("wins_a") / pl.col("games")).alias("win_rate_a"))
+    pairs = _with_wilson(pairs, "wins_a", "games", "win_")
+    cis = [
+        stats.mean_ci_from_moments(float(m), float(s) if s is not None else math.nan, int(n))
+        for m, s, n in zip(pairs["margin"], pairs["margin_sd"], pairs["deals"], strict=True)
+    ]
+    pairs = pairs.with_columns(
+        pl.Series("margin_low", [c[0] for c in cis], dtype=pl.Float64),
+        pl.Series("margin_high", [c[1] for c in cis], dtype=pl.Float64),
+    ).drop("margin_sd")
+    out: Section = {"strategies": per_strategy, "pairs": pairs}
+    names = sorted(set(per_strategy["strategy"].to_list()))
+    if len(names) > 2:
+        out["ratings"] = ratings(pairs, names)
+    return out
+
+
+def ratings(pairs: pl.DataFrame, names: list[str]) -> pl.DataFrame:
+    """Bradley–Terry ratings (Elo scale) fitted over all games of all pairings."""
+    index = {n: i for i, n in enumerate(names)}
+    wins = np.zeros((len(names), len(names)))
+    for row in pairs.iter_rows(named=True):
+        i, j = index[row["a"]], index[row["b"]]
+        wins[i, j] += row["wins_a"]
+        wins[j, i] += row["wins_b"]
+    elo = stats.elo_scale(stats.bradley_terry(wins))
+    frame = pl.DataFrame(
+        {
+            "strategy": names,
+            "rating": elo.tolist(),
+            "pair_wins": wins.sum(axis=1).tolist(),
+            "pair_losses": wins.sum(axis=0).tolist(),
+        }
+    )
+    return frame.sort("rating", descending=True)
+
+
+# --- seat and lead ---------------------------------------------------------------------------
+
+
+def seat_lead(con: duckdb.DuckDBPyConnection) -> Section:
+    """Win rate and final score by seat; by whether the seat led the game's first round;
+    and round points by whether the seat led that round."""
+    seat = _pl(
+        con,
+        "SELECT rules, players, seat, count(*) AS games, sum(won::INT)::BIGINT AS wins, "
+        "avg(score) AS mean_score FROM seats GROUP BY ALL ORDER BY rules, players, seat",
+    )
+    seat = _with_wilson(seat.with_columns((pl.col("wins") / pl.col("games")).alias("win_rate")),
+                        "wins", "games", "win_")  # fmt: skip
+    lead = _pl(
+        con,
+        "SELECT s.rules, s.players, s.seat = r.leader AS led_first, count(*) AS games, "
+        "sum(s.won::INT)::BIGINT AS wins, avg(s.score) AS mean_score "
+        "FROM seats s JOIN rounds r ON r.run = s.run AND r.game_id = s.game_id AND r.round = 0 "
+        "GROUP BY ALL ORDER BY rules, players, led_first",
+    )
+    lead = _with_wilson(lead.with_columns((pl.col("wins") / pl.col("games")).alias("win_rate")),
+                        "wins", "games", "win_")  # fmt: skip
+    lead_round = _pl(
+        con,
+        "SELECT rules, players, seat = leader AS led_round, count(*) AS rounds, "
+        "avg(total) AS mean_round_points, sum((shepherd = seat)::INT)::BIGINT AS first_out "
+        "FROM rseats GROUP BY ALL ORDER BY rules, players, led_round",
+    )
+    lead_round = lead_round.with_columns(
+        (pl.col("first_out") / pl.col("rounds")).alias("first_out_rate")
+    )
+    return {"seat": seat, "lead_game": lead, "lead_round": lead_round}
+
+
+# --- where points come from ------------------------------------------------------------------
+
+
+def points(con: duckdb.DuckDBPyConnection) -> Section:
+    """Mean points per round by source (going out, captured cards, bets, bonus), per
+    strategy and rules preset."""
+    frame = _pl(
+        con,
+        "SELECT rules, strategy, count(*) AS rounds, avg(going_out) AS going_out, "
+        "avg(cards) AS cards, avg(bets) AS bets, avg(bonus) AS bonus, avg(total) AS total "
+        "FROM rseats GROUP BY rules, strategy ORDER BY rules, strategy",
+    )
+    return {"points": frame}
+
+
+# --- bets ------------------------------------------------------------------------------------
+
+
+def bets(con: duckdb.DuckDBPyConnection) -> Section:
+    """How often each strategy bets each value, and how bets turn out by hand strength.
+
+    Hand strength at bet time is the ``strength`` the moves log records on every bet: the
+    heuristic's 0-100 estimate of the bettor's hand, bucketed by 5. A bet succeeded when
+    the bettor's bet points in the round were positive; net points per bet are the
+    bettor's bet points in the round.
+    """
+    freq = _pl(
+        con,
+        "SELECT rules, strategy, bet AS value, count(*) AS rounds FROM rseats "
+        "GROUP BY ALL ORDER BY rules, strategy, value",
+    )
+    totals = freq.group_by("rules", "strategy").agg(pl.col("rounds").sum().alias("all_rounds"))
+    freq = (
+        freq.join(totals, on=["rules", "strategy"])
+        .filter(pl.col("value") > 0)
+        .with_columns((pl.col("rounds") / pl.col("all_rounds")).alias("rate"))
+        .rename({"rounds": "bets"})
+        .sort("rules", "strategy", "value")
+    )
+    outcome = _pl(
+        con,
+        """
+        WITH b AS (
+          SELECT run, game_id, round, seat, max(strength) AS strength FROM moves
+          WHERE type = 'bet' GROUP BY ALL)
+        SELECT r.rules, r.strategy, r.bet AS value,
+               CASE WHEN b.strength IS NULL THEN 'unknown'
+                    WHEN b.strength < 45 THEN '<45'
+                    WHEN b.strength >= 65 THEN '65+'
+                    ELSE CAST((b.strength // 5) * 5 AS VARCHAR) || '-'
+                         || CAST((b.strength // 5) * 5 + 4 AS VARCHAR)
+               END AS strength,
+               count(*) AS bets, sum((r.bets > 0)::INT)::BIGINT AS successes,
+               avg(r.bets) AS net_points, avg(r.total) AS round_points
+        FROM rseats r LEFT JOIN b USING (run, game_id, round, seat)
+        WHERE r.bet > 0 GROUP BY ALL ORDER BY rules, strategy, value, strength
+        """,
+    )
+    outcome = outcome.with_columns((pl.col("successes") / pl.col("bets")).alias("success_rate"))
+    outcome = _with_wilson(outcome, "successes", "bets", "success_")
+    return {"bet_rates": freq, "bet_outcomes": outcome}
+
+
+# --- bombs -----------------------------------------------------------------------------------
+
+
+def bombs(con: duckdb.DuckDBPyConnection) -> Section:
+    """When bombs are played and what they bring.
+
+    For each bomb: its trick number, the bomber's cards left after it, and the fewest
+    cards left in an opponent's hand at that moment (their last action before the bomb;
+    17 if they had not acted). The bombed trick's card points are those of every play in
+    that trick (classic values, or 1 per card under ``card_points=per_card``). A bomb
+    counts as "worth it" when it took its trick and the bomber ended the round with more
+    points than every opponent. Net points around a bomb: the bomber's round margin (round
+    total minus the best opponent's) in rounds where that seat bombed, against rounds
+    where the same strategy did not bomb.
+    """
+    base = f"""
+        WITH b AS (
+          SELECT m.run, m.game_id, m.round, m.trick, m.turn, m.seat, m.hand_after,
+                 m.won_trick, g.players
+          FROM moves m JOIN games g USING (run, game_id) WHERE m.type = 'bomb'),
+        opp AS (
+          SELECT b.*, o.opp FROM b, (SELECT unnest([0, 1, 2]) AS opp) o
+          WHERE o.opp <> b.seat AND o.opp < b.players),
+        left_ AS (
+          SELECT opp.run, opp.game_id, opp.round, opp.turn,
+                 min(coalesce(m.hand_after, {HAND})) AS opp_left
+          FROM opp ASOF LEFT JOIN moves m
+            ON m.run = opp.run AND m.game_id = opp.game_id AND m.round = opp.round
+               AND m.seat = opp.opp AND m.turn < opp.turn
+          GROUP BY ALL),
+        tp AS (
+          SELECT m.run, m.game_id, m.round, m.trick,
+                 sum(CASE WHEN g.card_points = 'per_card' THEN m.n_cards
+                     ELSE bit_count(m.cards & {ODD_MASK}) + 2 * ((m.cards >> 45) & 1)
+                          + 3 * ((m.cards >> 46) & 1) + 5 * ((m.cards >> 47) & 1) END)
+                   AS trick_points
+          FROM moves m JOIN games g USING (run, game_id)
+          SEMI JOIN (SELECT DISTINCT run, game_id, round, trick FROM b) k
+            ON k.run = m.run AND k.game_id = m.game_id AND k.round = m.round
+               AND k.trick = m.trick
+          WHERE m.type IN ('set', 'sequence', 'bomb') GROUP BY ALL),
+        full_ AS (
+          SELECT b.*, l.opp_left, tp.trick_points, r.strategy, r.rules, r.margin,
+                 (b.won_trick AND r.margin > 0) AS worth
+          FROM b JOIN left_ l USING (run, game_id, round, turn)
+          JOIN tp USING (run, game_id, round, trick)
+          JOIN rseats r USING (run, game_id, round, seat))
+    """
+    # one row per bomb, computed once (DuckDB-side) for both tables below
+    con.execute(f"CREATE OR REPLACE TEMP TABLE bomb_rows AS {base} SELECT * FROM full_")
+    summary = _pl(
+        con,
+        """
+        SELECT rules, strategy, count(*) AS bombs, avg(trick) AS mean_trick,
+               avg(hand_after) AS mean_bomber_left, avg(opp_left) AS mean_opp_left,
+               avg(won_trick::INT) AS took_trick_rate, sum(worth::INT)::BIGINT AS worth_it,
+               avg(trick_points) AS mean_trick_points, avg(margin) AS margin_with_bomb
+        FROM bomb_rows GROUP BY rules, strategy ORDER BY rules, strategy
+        """,
+    )
+    without = _pl(
+        con,
+        """
+        SELECT r.rules, r.strategy, avg(r.margin) AS margin_without_bomb
+        FROM rseats r ANTI JOIN (SELECT DISTINCT run, game_id, round, seat FROM moves
+                                  WHERE type = 'bomb') b USING (run, game_id, round, seat)
+        GROUP BY ALL
+        """,
+    )
+    summary = summary.join(without, on=["rules", "strategy"], how="left")
+    summary = summary.with_columns((pl.col("worth_it") / pl.col("bombs")).alias("worth_it_rate"))
+    summary = _with_wilson(summary, "worth_it", "bombs", "worth_it_")
+    timing = _pl(
+        con,
+        """
+        SELECT strategy, 'trick' AS measure, trick AS value, count(*) AS bombs FROM bomb_rows
+        GROUP BY ALL
+        UNION ALL
+        SELECT strategy, 'bomber cards left', hand_after, count(*) FROM bomb_rows GROUP BY ALL
+        UNION ALL
+        SELECT strategy, 'opponent cards left', opp_left, count(*) FROM bomb_rows GROUP BY ALL
+        ORDER BY 1, 2, 3
+        """,
+    )
+    return {"bombs": summary, "bomb_timing": timing}
+
+
+# --- game shape ------------------------------------------------------------------------------
+
+
+def shape(con: duckdb.DuckDBPyConnection) -> Section:
+    """Rounds per game, tricks per round, and final margins (winner minus best other)."""
+    gm = "list_sort([score_0, score_1, score_2], 'DESC', 'NULLS LAST')"
+    con.execute(
+        f"CREATE OR REPLACE TEMP VIEW gshape AS SELECT run, game_id, rules, rounds, "
+        f"{gm}[1] - {gm}[2] AS margin FROM games"
+    )
+    summary = _pl(
+        con,
+        """
+        WITH t AS (
+          SELECT g.rules, avg(r.tricks) AS mean_tricks_per_round
+          FROM rounds r JOIN games g USING (run, game_id) GROUP BY g.rules)
+        SELECT g.rules, count(*) AS games, avg(g.rounds) AS mean_rounds,
+               any_value(t.mean_tricks_per_round) AS mean_tricks_per_round,
+               avg(g.margin) AS mean_margin, median(g.margin) AS median_margin
+        FROM gshape g JOIN t USING (rules) GROUP BY g.rules ORDER BY g.rules
+        """,
+    )
+    rounds_dist = _pl(
+        con, "SELECT rules, rounds, count(*) AS games FROM gshape GROUP BY ALL ORDER BY 1, 2"
+    )
+    tricks_dist = _pl(
+        con,
+        "SELECT g.rules, r.tricks, count(*) AS rounds FROM rounds r JOIN games g "
+        "USING (run, game_id) GROUP BY ALL ORDER BY 1, 2",
+    )
+    margin_dist = _pl(
+        con, "SELECT rules, margin, count(*) AS games FROM gshape GROUP BY ALL ORDER BY 1, 2"
+    )
+    return {
+        "shape": summary,
+        "shape_rounds": rounds_dist,
+        "shape_tricks": tricks_dist,
+        "shape_margins": margin_dist,
+    }
+
+
+SECTIONS: dict[str, Callable[[duckdb.DuckDBPyConnection], Section]] = {
+    "results": results,
+    "seat_lead": seat_lead,
+    "points": points,
+    "bets": bets,
+    "bombs": bombs,
+    "shape": shape,
+}

@@ -1,0 +1,339 @@
+"""``haggis-sim report``: every number checked against an independent polars computation,
+interval coverage on synthetic data, the page's files and its rendering in headless
+Chromium, and runs that are empty or unfinished.
+
+Runs are small (a few hundred games, one process) so the module stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy.stats import binomtest
+from typer.testing import CliRunner
+
+from haggis_sim.analytics import stats
+from haggis_sim.analytics.report import build_report
+from haggis_sim.cli import app
+from haggis_sim.rules import Rules
+from haggis_sim.runner.run import RunConfig, execute, prepare
+
+runner = CliRunner()
+
+
+def _run(path: Path, strategies: list[str], games: int, players: int, preset: str, seed: int,
+         chunk: int) -> Path:  # fmt: skip
+    cfg = RunConfig(
+        strategies=strategies, games=games, rules=Rules.preset(preset, players=players).as_dict(),
+        seed=seed, chunk_size=chunk, jobs=1, command="test",
+    )  # fmt: skip
+    execute(cfg, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    base = tmp_path_factory.mktemp("runs")
+    r2 = _run(base / "r2", ["greedy", "random:bet=0.3"], 240, 2, "revised", 7, 100)
+    r3 = _run(base / "r3", ["random:bet=0.3", "greedy", "heuristic"], 60, 3, "deluxe", 8, 30)
+    return [r2, r3]
+
+
+@pytest.fixture(scope="module")
+def report(runs: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("rep") / "report"
+    result = runner.invoke(app, ["report", *map(str, runs), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def table(report: Path, name: str) -> pl.DataFrame:
+    return pl.read_csv(report / "tables" / f"{name}.csv")
+
+
+def logs(runs: list[Path], name: str) -> pl.DataFrame:
+    frames = []
+    for i, r in enumerate(runs):
+        f = pl.read_parquet(r / name / "part-*.parquet").with_columns(pl.lit(i).alias("run"))
+        if name == "games":
+            f = f.with_columns(
+                pl.col("rules").cast(pl.String),
+                *(pl.col(f"strategy_{k}").cast(pl.String) for k in range(3)),
+            )
+        frames.append(f)
+    return pl.concat(frames, how="diagonal_relaxed")
+
+
+def seat_rows(games: pl.DataFrame) -> pl.DataFrame:
+    return pl.concat(
+        [
+            games.filter(pl.col(f"strategy_{k}").is_not_null()).select(
+                "run", "game_id", "deal_id", "rules",
+                pl.lit(k).alias("seat"), pl.col(f"strategy_{k}").alias("strategy"),
+                pl.col(f"score_{k}").cast(pl.Float64).alias("score"),
+                (pl.col("winner") == k).alias("won"),
+            )
+            for k in range(3)
+        ]
+    )  # fmt: skip
+
+
+def round_rows(runs: list[Path]) -> pl.DataFrame:
+    rounds = logs(runs, "rounds")
+    seats = seat_rows(logs(runs, "games")).select("run", "game_id", "seat", "strategy", "rules")
+    per = pl.concat(
+        [
+            rounds.filter(pl.col(f"total_{k}").is_not_null()).select(
+                "run", "game_id", "round", pl.lit(k).alias("seat"),
+                *(pl.col(f"{c}_{k}").cast(pl.Float64).alias(c)
+                  for c in ("bet", "going_out", "cards", "bets", "bonus", "total")),
+            )
+            for k in range(3)
+        ]
+    )  # fmt: skip
+    return per.join(seats, on=["run", "game_id", "seat"])
+
+
+def close(a: pl.DataFrame, b: pl.DataFrame, keys: list[str], cols: list[str]) -> None:
+    """Same keys, and the columns equal to floating-point precision."""
+    a = a.select(*keys, *cols).sort(keys)
+    b = b.select(*keys, *cols).sort(keys)
+    assert a.height == b.height
+    for k in keys:
+        assert a[k].cast(pl.String).to_list() == b[k].cast(pl.String).to_list(), k
+    for c in cols:
+        np.testing.assert_allclose(
+            a[c].cast(pl.Float64).to_numpy(), b[c].cast(pl.Float64).to_numpy(), rtol=1e-9,
+            err_msg=c,
+        )  # fmt: skip
+
+
+# --- numbers ---------------------------------------------------------------------------------
+
+
+def test_strategy_and_pair_results(runs: list[Path], report: Path) -> None:
+    gs = (
+        seat_rows(logs(runs, "games"))
+        .group_by("run", "game_id", "strategy")
+        .agg(pl.col("deal_id").first(), pl.col("rules").first(), pl.col("score").mean(),
+             pl.col("won").any())
+    )  # fmt: skip
+    mine = gs.group_by("rules", "strategy").agg(
+        pl.len().alias("games"), pl.col("won").sum().alias("wins"),
+        pl.col("score").mean().alias("mean_score"),
+    )  # fmt: skip
+    theirs = table(report, "strategies")
+    close(theirs, mine, ["rules", "strategy"], ["games", "wins", "mean_score"])
+    for row in theirs.iter_rows(named=True):
+        ci = binomtest(row["wins"], row["games"]).proportion_ci(method="wilson")
+        assert row["win_low"] == pytest.approx(ci.low) and row["win_high"] == pytest.approx(ci.high)
+
+    pair = gs.join(gs, on=["run", "game_id"], suffix="_b").filter(
+        pl.col("strategy") < pl.col("strategy_b")
+    )
+    neither = ~pl.col("won") & ~pl.col("won_b")
+    pair = pair.with_columns(
+        (pl.col("won") | (neither & (pl.col("score") > pl.col("score_b")))).alias("a_win"),
+        (pl.col("score") - pl.col("score_b")).alias("m"),
+    )
+    deals = pair.group_by("run", "rules", "strategy", "strategy_b", "deal_id").agg(
+        pl.len().alias("n"), pl.col("a_win").sum().alias("aw"), pl.col("m").mean().alias("dm")
+    )
+    mine_p = deals.group_by("rules", "strategy", "strategy_b").agg(
+        pl.col("n").sum().alias("games"), pl.len().alias("deals"),
+        pl.col("aw").sum().alias("wins_a"), pl.col("dm").mean().alias("margin"),
+        pl.col("dm").alias("dms"),
+    ).rename({"strategy": "a", "strategy_b": "b"})  # fmt: skip
+    theirs_p = table(report, "pairs")
+    close(theirs_p, mine_p, ["rules", "a", "b"], ["games", "deals", "wins_a", "margin"])
+    mine_p = mine_p.sort("rules", "a", "b")
+    for row, dms in zip(theirs_p.sort("rules", "a", "b").iter_rows(named=True),
+                        mine_p["dms"].to_list(), strict=True):  # fmt: skip
+        _, lo, hi = stats.paired_mean_ci(dms)
+        assert row["margin_low"] == pytest.approx(lo) and row["margin_high"] == pytest.approx(hi)
+    # three strategies took part: a rating table, ordered consistently with pair wins
+    ratings = table(report, "ratings")
+    assert ratings.height == 3 and abs(ratings["rating"].sum()) < 1e-6
+
+
+def test_seat_points_bets_bombs_shape(runs: list[Path], report: Path) -> None:
+    games = logs(runs, "games")
+    seats = seat_rows(games)
+    players = games.select("run", players=pl.sum_horizontal(
+        pl.col(f"strategy_{k}").is_not_null() for k in range(3))).unique()  # fmt: skip
+    mine = seats.join(players, on="run").group_by("rules", "players", "seat").agg(
+        pl.len().alias("games"), pl.col("won").sum().alias("wins"),
+        pl.col("score").mean().alias("mean_score"),
+    )  # fmt: skip
+    close(table(report, "seat"), mine, ["rules", "players", "seat"],
+          ["games", "wins", "mean_score"])  # fmt: skip
+
+    rr = round_rows(runs)
+    pts = rr.group_by("rules", "strategy").agg(
+        pl.len().alias("rounds"), *(pl.col(c).mean() for c in
+                                    ("going_out", "cards", "bets", "bonus", "total")))  # fmt: skip
+    close(table(report, "points"), pts, ["rules", "strategy"],
+          ["rounds", "going_out", "cards", "bets", "bonus", "total"])  # fmt: skip
+
+    bets = (
+        rr.filter(pl.col("bet") > 0)
+        .group_by("rules", "strategy", pl.col("bet").cast(pl.Int64).alias("value"))
+        .agg(pl.len().alias("bets"), (pl.col("bets") > 0).sum().alias("ok"),
+             pl.col("bets").sum().alias("pts"))
+    )  # fmt: skip
+    assert bets.height > 0, "the runs should contain bets"
+    close(table(report, "bet_rates"), bets, ["rules", "strategy", "value"], ["bets"])
+    out = (
+        table(report, "bet_outcomes")
+        .with_columns((pl.col("net_points") * pl.col("bets")).alias("pts"))
+        .group_by("rules", "strategy", "value")
+        .agg(pl.col("bets").sum(), pl.col("successes").sum().alias("ok"), pl.col("pts").sum())
+    )
+    close(out, bets, ["rules", "strategy", "value"], ["bets", "ok", "pts"])
+
+    moves = logs(runs, "moves").filter(pl.col("type") == "bomb")
+    sg = seats.select("run", "game_id", "seat", "strategy", "rules")
+    bombs = moves.join(sg, on=["run", "game_id", "seat"]).group_by("rules", "strategy").agg(
+        pl.len().alias("bombs"), pl.col("trick").cast(pl.Float64).mean().alias("mean_trick"),
+        pl.col("hand_after").cast(pl.Float64).mean().alias("mean_bomber_left"),
+        pl.col("won_trick").mean().alias("took_trick_rate"),
+    )  # fmt: skip
+    close(table(report, "bombs"), bombs, ["rules", "strategy"],
+          ["bombs", "mean_trick", "mean_bomber_left", "took_trick_rate"])  # fmt: skip
+
+    scores = np.sort(games.select("score_0", "score_1", "score_2").fill_null(-(10**9))
+                     .to_numpy(), axis=1)  # fmt: skip
+    games = games.with_columns(pl.Series("margin", scores[:, -1] - scores[:, -2]))
+    rounds = logs(runs, "rounds").join(games.select("run", "game_id", "rules"),
+                                       on=["run", "game_id"])  # fmt: skip
+    shape = games.group_by("rules").agg(
+        pl.len().alias("games"), pl.col("rounds").cast(pl.Float64).mean().alias("mean_rounds"),
+        pl.col("margin").cast(pl.Float64).mean().alias("mean_margin"),
+    ).join(rounds.group_by("rules").agg(
+        pl.col("tricks").cast(pl.Float64).mean().alias("mean_tricks_per_round")
+    ), on="rules")  # fmt: skip
+    close(table(report, "shape"), shape, ["rules"],
+          ["games", "mean_rounds", "mean_margin", "mean_tricks_per_round"])  # fmt: skip
+    dist = games.group_by("rules", "rounds").agg(pl.len().alias("games"))
+    close(table(report, "shape_rounds"), dist, ["rules", "rounds"], ["games"])
+
+
+# --- intervals -------------------------------------------------------------------------------
+
+
+def test_wilson_coverage() -> None:
+    rng = np.random.default_rng(2024)
+    p, n = 0.3, 200
+    ks = rng.binomial(n, p, size=2000)
+    hits = sum(lo <= p <= hi for lo, hi in (stats.wilson(int(k), n) for k in ks))
+    assert 0.93 <= hits / len(ks) <= 0.97
+    assert stats.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_paired_mean_coverage() -> None:
+    rng = np.random.default_rng(7)
+    hits = 0
+    for _ in range(1000):
+        _, lo, hi = stats.paired_mean_ci(rng.normal(1.5, 4.0, size=30))
+        hits += lo <= 1.5 <= hi
+    assert 0.93 <= hits / 1000 <= 0.97
+
+
+def test_bradley_terry_recovers_strengths() -> None:
+    truth = np.array([0.0, 0.7, -0.7])
+    p = 1 / (1 + np.exp(truth[None, :] - truth[:, None]))
+    n = 20000
+    wins = np.where(np.eye(3, dtype=bool), 0.0, p * n)
+    fit = stats.bradley_terry(wins)
+    np.testing.assert_allclose(fit, truth - truth.mean(), atol=1e-3)
+
+
+# --- the page --------------------------------------------------------------------------------
+
+
+def test_page_references_existing_files(report: Path) -> None:
+    page = (report / "index.html").read_text()
+    refs = re.findall(r"""(?:src|href)=['"]([^'"#]+)['"]""", page)
+    assert sum(r.endswith(".png") for r in refs) == 6
+    for ref in refs:
+        assert not ref.startswith(("/", "http:", "https:", "file:")), ref
+        assert (report / ref).is_file(), ref
+    for fact in ("command", "rules", "strategies", "seed", "games (planned)", "package version"):
+        assert fact in page
+    assert not list(report.parent.glob(".report.tmp-*"))
+
+
+def test_png_format_writes_only_figures(runs: list[Path], tmp_path: Path) -> None:
+    out = build_report(runs[:1], tmp_path / "figs", "png")
+    names = sorted(p.name for p in out.iterdir())
+    assert names and all(n.endswith(".png") for n in names)
+
+
+def test_renders_in_headless_chromium(report: Path, tmp_path: Path) -> None:
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed (apt-get install chromium)")
+        pytest.skip("chromium is not installed")
+    cmd = [
+        exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run",
+        f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000",
+        "--dump-dom", (report / "index.html").resolve().as_uri(),
+    ]  # fmt: skip
+    dom = subprocess.run(cmd, capture_output=True, text=True, timeout=120).stdout
+    body = re.search(r"<body([^>]*)>", dom)
+    assert body, dom[:500]
+    loaded = re.search(r'data-images-loaded="(\d+)"', body.group(1))
+    total = re.search(r'data-images="(\d+)"', body.group(1))
+    assert loaded and total, body.group(0)
+    assert int(total.group(1)) == 6 and loaded.group(1) == total.group(1)
+
+
+# --- bad, empty and unfinished runs ----------------------------------------------------------
+
+
+def test_bad_input_is_one_error_line(tmp_path: Path) -> None:
+    missing = runner.invoke(app, ["report", str(tmp_path / "nope"), "--out", str(tmp_path / "o")])
+    assert missing.exit_code == 2 and missing.stderr.startswith("error: ")
+    assert len(missing.stderr.strip().splitlines()) == 1
+    (tmp_path / "plain").mkdir()
+    plain = runner.invoke(app, ["report", str(tmp_path / "plain"), "--out", str(tmp_path / "o")])
+    assert plain.exit_code == 2 and "not a haggis-sim run" in plain.stderr
+    fmt = runner.invoke(app, ["report", str(tmp_path), "--out", str(tmp_path / "o"),
+                              "--format", "pdf"])  # fmt: skip
+    assert fmt.exit_code == 2 and fmt.stderr.startswith("error: ")
+
+
+def test_unfinished_run_without_games_says_so(tmp_path: Path) -> None:
+    cfg = RunConfig(strategies=["greedy", "random"], games=10,
+                    rules=Rules.preset("revised", players=2).as_dict(), command="test")  # fmt: skip
+    prepare(cfg, tmp_path / "empty", resume=False)  # manifest "running", no chunk finished
+    result = runner.invoke(app, ["report", str(tmp_path / "empty"), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    assert "unfinished" in result.stderr and "no games" in result.stderr
+    page = (tmp_path / "o" / "index.html").read_text()
+    assert "unfinished" in page and "no games logged" in page.lower()
+    assert not re.findall(r"<img", page)
+
+
+def test_partly_finished_run_reports_its_games(runs: list[Path], tmp_path: Path) -> None:
+    src = runs[0]
+    part = tmp_path / "part"
+    shutil.copytree(src, part)
+    for table in ("games", "rounds", "moves"):
+        for f in sorted((part / table).glob("part-*.parquet"))[1:]:
+            f.unlink()
+    text = (part / "manifest.json").read_text().replace('"complete"', '"running"')
+    (part / "manifest.json").write_text(text)
+    result = runner.invoke(app, ["report", str(part), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    assert "unfinished" in (tmp_path / "o" / "index.html").read_text()
+    assert pl.read_csv(tmp_path / "o" / "tables" / "shape.csv")["games"].sum() == 100
