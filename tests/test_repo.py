@@ -63,3 +63,19 @@ def test_readme_strategy_example_plays_through_the_runner() -> None:
     )
     assert len(logs.games) == 4 and (logs.games[:, 1] >= 0).all()
     assert len(logs.moves) > 100
+
+
+def test_checked_in_reports_are_complete() -> None:
+    """Every shipped experiment has a report whose page references only existing files."""
+    names = sorted(p.stem for p in (ROOT / "experiments").glob("*.toml"))
+    assert names == ["betting-thresholds", "bomb-timing", "players-2-vs-3", "scoring-rules"]
+    readme = (ROOT / "README.md").read_text()
+    for name in names:
+        folder = ROOT / "reports" / name
+        html = (folder / "index.html").read_text()
+        refs = re.findall(r"(?:src|href)=[\"']([^\"'#:]+)[\"']", html)
+        assert any(r.endswith(".png") for r in refs)
+        for ref in refs:
+            assert (folder / ref).is_file(), (name, ref)
+        assert (folder / "summary.md").is_file()
+        assert f"reports/{name}" in readme
