@@ -25,6 +25,7 @@ import polars as pl
 from scipy.stats import t as student_t
 
 from ..runner import logs
+from ..runner.query import new_connection
 from ..runner.run import read_manifest
 
 SOURCES = ("going_out", "cards", "bets", "bonus")
@@ -67,7 +68,7 @@ def metric_column(metric: str, entry: int = 0) -> str:
 
 
 def _connect(run_dir: Path) -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect()
+    con = new_connection()
     for table in ("games", "rounds"):
         if not list((run_dir / table).glob("part-*.parquet")):
             raise ValueError(f"{run_dir} has no {table} logs (an empty or unfinished run)")

@@ -25,6 +25,7 @@ import numpy as np
 import polars as pl
 
 from ..runner import logs
+from ..runner.query import new_connection
 from . import stats
 
 HAND = 17  # cards dealt to each seat: 14 suit cards + J, Q, K
@@ -52,7 +53,7 @@ def connect_runs(
     Returns the connection and the indices (into ``run_dirs``) of the runs included; an
     empty list means no run has a finished chunk, and no views are created.
     """
-    con = duckdb.connect()
+    con = new_connection()
     included = [
         i for i, d in enumerate(run_dirs) if all(_parts(d, t) is not None for t in logs.TABLES)
     ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import duckdb
@@ -9,9 +11,25 @@ import duckdb
 from . import logs
 
 
+def new_connection() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with bounded memory.
+
+    Large sorts and joins spill to a temporary folder instead of taking most of the
+    machine's memory; ``HAGGIS_SIM_DUCKDB_MEMORY`` (default ``2GB``) sets the limit.
+    """
+    con = duckdb.connect()
+    limit = os.environ.get("HAGGIS_SIM_DUCKDB_MEMORY", "2GB")
+    con.execute(f"SET memory_limit = '{limit.replace(chr(39), '')}'")
+    con.execute(
+        f"SET temp_directory = '{tempfile.gettempdir().replace(chr(39), '')}/haggis-duckdb'"
+    )
+    con.execute("SET preserve_insertion_order = false")
+    return con
+
+
 def connect(run_dir: Path) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with the run's tables as views."""
-    con = duckdb.connect()
+    con = new_connection()
     for table in logs.TABLES:
         parts = sorted((run_dir / table).glob("part-*.parquet"))
         if not parts:
