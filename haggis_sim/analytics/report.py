@@ -121,6 +121,10 @@ def _figures(tables: dict[str, pl.DataFrame], folder: Path) -> dict[str, str]:
             [(b if b is not None else v) - v for v, b in zip(m, hi, strict=True)],
         ]
         axes[1].errorbar(m, y, xerr=err, fmt="o", color="tab:orange")
+    else:
+        for ax in axes:
+            ax.text(0.5, 0.5, "no pairings: one strategy in every seat", ha="center",
+                    va="center", transform=ax.transAxes)  # fmt: skip
     for ax, title in zip(axes, ("win rate of A vs B", "mean score margin A − B"), strict=True):
         ax.set_yticks(y, labels if ax is axes[0] else [""] * len(y))
         ax.set_title(title)
