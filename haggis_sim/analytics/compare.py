@@ -25,7 +25,7 @@ import polars as pl
 from scipy.stats import t as student_t
 
 from ..runner import logs
-from ..runner.query import new_connection
+from ..runner.query import connect
 from ..runner.run import read_manifest
 
 SOURCES = ("going_out", "cards", "bets", "bonus")
@@ -68,13 +68,10 @@ def metric_column(metric: str, entry: int = 0) -> str:
 
 
 def _connect(run_dir: Path) -> duckdb.DuckDBPyConnection:
-    con = new_connection()
-    for table in ("games", "rounds"):
-        if not list((run_dir / table).glob("part-*.parquet")):
-            raise ValueError(f"{run_dir} has no {table} logs (an empty or unfinished run)")
-        pattern = str(run_dir / table / "part-*.parquet").replace("'", "''")
-        con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{pattern}')")
-    return con
+    try:
+        return connect(run_dir)
+    except FileNotFoundError as exc:
+        raise ValueError(f"{exc} (an empty or unfinished run)") from None
 
 
 def _game_sql(players: int, n_entries: int) -> str:

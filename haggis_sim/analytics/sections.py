@@ -108,15 +108,11 @@ def _pl(con: duckdb.DuckDBPyConnection, sql: str) -> pl.DataFrame:
 
 
 def _with_wilson(frame: pl.DataFrame, k: str, n: str, prefix: str = "") -> pl.DataFrame:
-    ivs = [wilson_pair(int(a), int(b)) for a, b in zip(frame[k], frame[n], strict=True)]
+    ivs = [stats.wilson(int(a), int(b)) for a, b in zip(frame[k], frame[n], strict=True)]
     return frame.with_columns(
         pl.Series(f"{prefix}low", [x[0] for x in ivs], dtype=pl.Float64),
         pl.Series(f"{prefix}high", [x[1] for x in ivs], dtype=pl.Float64),
     )
-
-
-def wilson_pair(k: int, n: int) -> tuple[float, float]:
-    return stats.wilson(k, n)
 
 
 # --- results ---------------------------------------------------------------------------------

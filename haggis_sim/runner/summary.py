@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
-from scipy.stats import binomtest
 
+from ..analytics.stats import wilson
 from . import logs
 
 
@@ -21,14 +21,6 @@ class EntrySummary:
     low: float
     high: float
     mean_score: float
-
-
-def wilson(wins: int, games: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval of a binomial rate (scipy)."""
-    if games == 0:
-        return (0.0, 1.0)
-    ci = binomtest(wins, games).proportion_ci(confidence_level=confidence, method="wilson")
-    return float(ci.low), float(ci.high)
 
 
 def summarize(run_dir: Path, specs: list[str], players: int) -> list[EntrySummary]:
