@@ -174,6 +174,15 @@ def clean_temporaries(run_dir: Path) -> int:
     return removed
 
 
+class DamagedLogError(ValueError):
+    """A log file of a run is missing, truncated or altered since the run wrote it."""
+
+
+def table_files(run_dir: Path, table: str) -> list[Path]:
+    """The finished Parquet parts of one table: the only files a reader may trust."""
+    return sorted((run_dir / table).glob("part-*.parquet"))
+
+
 def read_table(run_dir: Path, table: str) -> pl.LazyFrame:
     """A lazy scan of one table of a run."""
-    return pl.scan_parquet(run_dir / table / "part-*.parquet")
+    return pl.scan_parquet(table_files(run_dir, table))
