@@ -215,6 +215,8 @@ def test_skeleton_of_a_killed_start_does_not_block_the_same_out(tmp_path: Path) 
 
 
 def test_absurd_jobs_are_capped_with_a_note(tmp_path: Path) -> None:
+    one_line_error(invoke("run", *SMALL, "--jobs", "-1", "--out", str(tmp_path / "x")), "--jobs")
+    assert not (tmp_path / "x").exists()
     n, note = local_workers(1000, 20)
     assert 1 <= n <= (os.cpu_count() or 1) and note is not None and "1000" in note
     assert local_workers(0, 3)[0] <= 3
