@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import sys
 import time
 from pathlib import Path
@@ -119,8 +120,23 @@ def play(
         typer.echo(line)
 
 
+RESUMABLE_OPTIONS = {"jobs", "backend", "scheduler", "chunk_size", "quiet", "resume"}
+
+
+def options_given(ctx: typer.Context, names: list[str]) -> list[str]:
+    """The options among ``names`` that the user typed (not left at their defaults)."""
+    given = []
+    for name in names:
+        source = ctx.get_parameter_source(name)
+        # compared by name: typer may carry its own copy of click's ParameterSource
+        if source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):
+            given.append(name)
+    return given
+
+
 @app.command()
 def run(
+    ctx: typer.Context,
     strategies: Annotated[
         str,
         typer.Option(
@@ -137,7 +153,12 @@ def run(
     rules: RulesOpt = "revised",
     rule: RuleOpt = None,
     seed: Annotated[int, typer.Option("--seed", help="Run seed: deals and strategy RNGs.")] = 0,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes (0: all cores).")] = 0,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs", "-j", help="Worker processes (0: all cores; capped at cores and memory)."
+        ),
+    ] = 0,
     out: Annotated[
         Path | None, typer.Option("--out", help="Run folder (default runs/<time>-<strategies>).")
     ] = None,
@@ -151,13 +172,23 @@ def run(
         str | None,
         typer.Option("--scheduler", help="Dask scheduler address (default: a local cluster)."),
     ] = None,
-    chunk_size: Annotated[int, typer.Option("--chunk-size", help="Games per task.")] = 2000,
+    chunk_size: Annotated[
+        int,
+        typer.Option(
+            "--chunk-size",
+            help="Games per task (0: sized from measured speed to a few seconds of work).",
+        ),
+    ] = 0,
     log_moves: Annotated[
         bool, typer.Option("--log-moves/--no-log-moves", help="Write the moves table.")
     ] = True,
     resume: Annotated[
         Path | None,
-        typer.Option("--resume", help="Continue an interrupted run folder (its settings)."),
+        typer.Option(
+            "--resume",
+            help="Continue an interrupted run folder with its recorded settings (verified); "
+            "only --jobs, --backend, --scheduler, --chunk-size and --quiet may be given.",
+        ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
@@ -171,19 +202,25 @@ def run(
     console = Console(stderr=True)
     try:
         if resume is not None:
-            from .runner.run import read_manifest
-
-            manifest = read_manifest(resume)
+            refused = [
+                n for n in options_given(ctx, list(ctx.params)) if n not in RESUMABLE_OPTIONS
+            ]
+            if refused:
+                names = ", ".join("--" + n.replace("_", "-") for n in refused)
+                raise ValueError(
+                    f"{names} cannot be changed on --resume (a run's games are fixed by its "
+                    "manifest); with --resume give only --jobs, --backend, --scheduler, "
+                    "--chunk-size, --quiet"
+                )
             config = RunConfig(
-                **{**manifest["config"], "jobs": jobs, "backend": backend, "scheduler": scheduler}
-            )
+                strategies=[], games=1, rules={}, jobs=jobs, backend=backend,
+                scheduler=scheduler, chunk_size=chunk_size,
+            )  # fmt: skip
             run_dir = resume
         else:
             the_rules = build_rules(rules, players, rule or [])
             specs = split_strategies(strategies)
             n_games = parse_games(games)
-            if jobs < 0:
-                raise ValueError(f"--jobs must be 0 (all cores) or more, got {jobs}")
             config = RunConfig(
                 strategies=specs, games=n_games, rules=the_rules.as_dict(), seed=seed,
                 seats=seats, chunk_size=chunk_size, log_moves=log_moves, jobs=jobs,
@@ -199,48 +236,26 @@ def run(
         raise fail(str(exc)) from None
 
     show = not (quiet or quiet_terminal())
+
+    def note(text: str) -> None:
+        console.print(f"note: {text}", markup=False, highlight=False, soft_wrap=True)
+
     t0 = time.perf_counter()
     try:
         if show:
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            with Progress(
-                TextColumn("[bold]games"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]}"),
-                TimeElapsedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
-                console=console,
-            ) as progress:
-                task = progress.add_task("games", total=config.games, rate="")
-                start_done: list[int] = []
-
-                def on_progress(done: int, total: int) -> None:
-                    if not start_done:
-                        start_done.append(done)
-                    secs = time.perf_counter() - t0
-                    rate = (done - start_done[0]) / secs if secs > 0 else 0.0
-                    progress.update(task, completed=done, rate=f"{rate:,.0f} games/s")
-
+            with RunProgress(console) as progress:
                 manifest = execute(config, run_dir, resume=resume is not None,
-                                   on_progress=on_progress)  # fmt: skip
+                                   on_progress=progress.update, on_note=note)  # fmt: skip
         else:
-            manifest = execute(config, run_dir, resume=resume is not None)
+            manifest = execute(config, run_dir, resume=resume is not None, on_note=note)
     except (RunError, ValueError) as exc:
         raise fail(str(exc)) from None
     except StrategyActionError as exc:
         typer.echo(f"error: {exc}; finished chunks are kept (--resume {run_dir})", err=True)
         raise typer.Exit(code=1) from None
     except KeyboardInterrupt:
+        # a second Ctrl-C while the workers are stopped must not break the exit
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         typer.echo(
             f"\ninterrupted: finished chunks are kept; continue with "
             f"haggis-sim run --resume {run_dir}",
@@ -248,12 +263,13 @@ def run(
         )
         raise typer.Exit(code=130) from None
     seconds = time.perf_counter() - t0
+    n_games = int(manifest["games"])
     specs_final = [s["spec"] for s in manifest["strategies"]]
     rows = summarize(run_dir, specs_final, int(manifest["players"]))
     from rich.table import Table
 
-    table = Table(title=f"{config.games:,} games in {seconds:,.1f} s "
-                  f"({config.games / seconds:,.0f} games/s)")  # fmt: skip
+    table = Table(title=f"{n_games:,} games in {seconds:,.1f} s "
+                  f"({n_games / seconds:,.0f} games/s)")  # fmt: skip
     for col in ("#", "strategy", "games", "wins", "win rate", "95% interval", "mean score"):
         table.add_column(col, justify="left" if col == "strategy" else "right")
     for r in rows:
@@ -264,6 +280,54 @@ def run(
     Console(width=None if sys.stdout.isatty() else 120).print(table)
     typer.echo(f"logs: {run_dir}/  (games/, rounds/, moves/, manifest.json)")
     typer.echo(f'query: haggis-sim query {run_dir} "SELECT * FROM games LIMIT 5"')
+
+
+class RunProgress:
+    """The run's progress bar: games done, smoothed games/s and ETA (rich)."""
+
+    def __init__(self, console: object) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        from .runner.plan import RateMeter
+
+        self.meter = RateMeter()
+        self.progress = Progress(
+            TextColumn("[bold]games"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA {task.fields[eta]}"),
+            console=console,  # type: ignore[arg-type]
+        )
+        self.task = self.progress.add_task("games", total=None, rate="", eta="-")
+
+    def __enter__(self) -> RunProgress:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.__exit__(None, None, None)
+
+    def update(self, done: int, total: int) -> None:
+        from .runner.plan import format_duration
+
+        self.meter.update(time.perf_counter(), done)
+        eta = self.meter.eta(total - done)
+        rate = self.meter.rate
+        self.progress.update(
+            self.task,
+            total=total,
+            completed=done,
+            rate="" if rate is None else f"{rate:,.1f} games/s",
+            eta="-" if eta is None else format_duration(eta),
+        )
 
 
 @app.command()

@@ -25,6 +25,7 @@ from haggis_sim.analytics.experiment import (
 )
 from haggis_sim.cli import app
 from haggis_sim.rules import Rules
+from haggis_sim.runner import ledger
 from haggis_sim.runner.run import RunConfig, execute
 
 REPO = Path(__file__).resolve().parent.parent
@@ -246,13 +247,13 @@ def test_experiment_rerun_skips_finished_arms(
     tiny_experiment: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:
     out, summary = tiny_experiment
-    stamp = (out / "default" / "games" / "part-000000.parquet").stat().st_mtime_ns
+    stamp = ledger.table_files(out / "default", "games")[0].stat().st_mtime_ns
     said: list[str] = []
     again = run_experiment(load_experiment(out / "experiment.toml"), out, log=said.append,
                            report=False)  # fmt: skip
     assert again["results"] == summary["results"]
     assert all("finished earlier" in s for s in said) and len(said) == 2
-    assert (out / "default" / "games" / "part-000000.parquet").stat().st_mtime_ns == stamp
+    assert ledger.table_files(out / "default", "games")[0].stat().st_mtime_ns == stamp
     changed = TINY.replace("games = 40", "games = 42")
     with pytest.raises(ExperimentError, match="different games"):
         run_experiment(load_experiment(write(tmp_path, changed)), out, report=False)

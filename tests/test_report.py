@@ -7,6 +7,7 @@ Runs are small (a few hundred games, one process) so the module stays fast.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -23,7 +24,7 @@ from haggis_sim.analytics import stats
 from haggis_sim.analytics.report import build_report
 from haggis_sim.cli import app
 from haggis_sim.rules import Rules
-from haggis_sim.runner.run import RunConfig, execute, prepare
+from haggis_sim.runner.run import RunConfig, create_run, execute
 
 runner = CliRunner()
 
@@ -315,7 +316,7 @@ def test_bad_input_is_one_error_line(tmp_path: Path) -> None:
 def test_unfinished_run_without_games_says_so(tmp_path: Path) -> None:
     cfg = RunConfig(strategies=["greedy", "random"], games=10,
                     rules=Rules.preset("revised", players=2).as_dict(), command="test")  # fmt: skip
-    prepare(cfg, tmp_path / "empty", resume=False)  # manifest "running", no chunk finished
+    create_run(cfg, tmp_path / "empty")  # manifest "running", no chunk finished
     result = runner.invoke(app, ["report", str(tmp_path / "empty"), "--out", str(tmp_path / "o")])
     assert result.exit_code == 0, result.output
     assert "unfinished" in result.stderr and "no games" in result.stderr
@@ -331,6 +332,9 @@ def test_partly_finished_run_reports_its_games(runs: list[Path], tmp_path: Path)
     for table in ("games", "rounds", "moves"):
         for f in sorted((part / table).glob("part-*.parquet"))[1:]:
             f.unlink()
+    ledger = part / "parts.jsonl"  # the run as it stood after its first chunk
+    first = min(ledger.read_text().splitlines(), key=lambda line: json.loads(line)["start"])
+    ledger.write_text(first + "\n")
     text = (part / "manifest.json").read_text().replace('"complete"', '"running"')
     (part / "manifest.json").write_text(text)
     result = runner.invoke(app, ["report", str(part), "--out", str(tmp_path / "o")])

@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 from scipy.stats import t as student_t
 
-from ..runner import logs
+from ..runner import ledger
 from ..runner.query import connect
 from ..runner.run import read_manifest
 
@@ -273,7 +273,7 @@ def _rules_label(run_dir: Path) -> str:
     part = sorted((run_dir / "games").glob("part-*.parquet"))
     if not part:
         return ""
-    first = logs.read_table(run_dir, "games").select("rules").head(1).collect()
+    first = ledger.read_table(run_dir, "games").select("rules").head(1).collect()
     return str(first["rules"][0]) if first.height else ""
 
 

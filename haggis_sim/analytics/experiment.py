@@ -59,7 +59,7 @@ GRID_KEYS = ("param", "rule", "values", "entry")
 GOALS = ("max", "min")
 ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=+,-]*")
 # run settings that must match for a finished arm folder to count as this arm
-MATCH_KEYS = ("strategies", "games", "rules", "seed", "seats", "log_moves", "chunk_size")
+MATCH_KEYS = ("strategies", "games", "rules", "seed", "seats", "log_moves")  # decide the games
 
 
 @dataclass(frozen=True)
@@ -211,9 +211,11 @@ def parse_experiment(
         raise ExperimentError(f"{w}'goal' must be max or min, got {goal!r}")
     entry = _typed(data, "entry", int, w) if "entry" in data else 0
     log_moves = _typed(data, "log_moves", bool, w) if "log_moves" in data else True
-    chunk_size = _typed(data, "chunk_size", int, w) if "chunk_size" in data else 2000
-    if chunk_size <= 0:
-        raise ExperimentError(f"{w}'chunk_size' must be positive, got {chunk_size}")
+    chunk_size = _typed(data, "chunk_size", int, w) if "chunk_size" in data else 0
+    if chunk_size < 0:
+        raise ExperimentError(
+            f"{w}'chunk_size' must be 0 (automatic) or a positive number, got {chunk_size}"
+        )
     base_preset = data.get("rules", "revised")
     base_flags = data.get("rule", {})
     base_rules = _rules(base_preset, players, base_flags, w)

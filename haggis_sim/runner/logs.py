@@ -1,13 +1,14 @@
 """The Parquet logs of a run: schema, atomic chunk writes, and reading them back.
 
-A run folder holds ``games/``, ``rounds/`` and ``moves/`` (one ``part-NNNNNN.parquet``
-per chunk in each) and ``manifest.json``. Parts are written under a temporary name and
-renamed into place; a chunk is complete when its ``games`` part exists (it is written
-last).
+A run folder holds ``games/``, ``rounds/`` and ``moves/`` (one Parquet part per chunk in
+each, named by the chunk's game range), ``manifest.json`` and the ledger ``parts.jsonl``
+(:mod:`.ledger`). Parts are written under a temporary name and renamed into place; a
+chunk is finished when its ledger line is written.
 """
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
@@ -149,19 +150,21 @@ def games_frame(
     return pl.DataFrame(cols)
 
 
-def part_name(chunk_id: int) -> str:
-    return f"part-{chunk_id:06d}.parquet"
+def parquet_bytes(frame: pl.DataFrame) -> bytes:
+    """A frame as Parquet file contents (zstd, with statistics)."""
+    buf = io.BytesIO()
+    frame.write_parquet(buf, compression="zstd", statistics=True)
+    return buf.getvalue()
 
 
-def write_atomic(frame: pl.DataFrame, path: Path) -> None:
-    """Write a Parquet file under a temporary name, then rename it into place."""
+def write_bytes_atomic(data: bytes, path: Path) -> None:
+    """Write a file under a temporary name, flush it to disk, then rename it into place."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    frame.write_parquet(tmp, compression="zstd", statistics=True)
+    with tmp.open("wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(tmp, path)
-
-
-def chunk_done(run_dir: Path, chunk_id: int) -> bool:
-    return (run_dir / "games" / part_name(chunk_id)).exists()
 
 
 def clean_temporaries(run_dir: Path) -> int:
@@ -176,13 +179,3 @@ def clean_temporaries(run_dir: Path) -> int:
 
 class DamagedLogError(ValueError):
     """A log file of a run is missing, truncated or altered since the run wrote it."""
-
-
-def table_files(run_dir: Path, table: str) -> list[Path]:
-    """The finished Parquet parts of one table: the only files a reader may trust."""
-    return sorted((run_dir / table).glob("part-*.parquet"))
-
-
-def read_table(run_dir: Path, table: str) -> pl.LazyFrame:
-    """A lazy scan of one table of a run."""
-    return pl.scan_parquet(table_files(run_dir, table))

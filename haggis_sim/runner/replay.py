@@ -13,7 +13,7 @@ from ..errors import IllegalAction
 from ..position import Game, RoundResult
 from ..rules import Rules
 from ..transcript import narrate
-from . import logs
+from . import ledger
 from .logs import ACTION_TYPES
 from .run import read_manifest
 
@@ -28,12 +28,12 @@ def replay(run_dir: Path, game_id: int) -> Iterator[str]:
     rules_d = dict(manifest["rules"])
     rules_d["bet_values"] = tuple(rules_d["bet_values"])
     rules = Rules(**rules_d)
-    games = logs.read_table(run_dir, "games").filter(pl.col("game_id") == game_id).collect()
+    games = ledger.read_table(run_dir, "games").filter(pl.col("game_id") == game_id).collect()
     if games.height == 0:
         raise ValueError(f"game {game_id} is not in {run_dir} (unfinished chunk or bad id)")
     game_row = games.row(0, named=True)
     moves = (
-        logs.read_table(run_dir, "moves")
+        ledger.read_table(run_dir, "moves")
         .filter(pl.col("game_id") == game_id)
         .sort("round", "turn")
         .collect()
@@ -41,7 +41,7 @@ def replay(run_dir: Path, game_id: int) -> Iterator[str]:
     if moves.height == 0:
         raise ValueError(f"run {run_dir} has no move log for game {game_id} (--no-log-moves?)")
     rounds = (
-        logs.read_table(run_dir, "rounds")
+        ledger.read_table(run_dir, "rounds")
         .filter(pl.col("game_id") == game_id)
         .sort("round")
         .collect()

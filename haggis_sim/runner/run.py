@@ -1,19 +1,21 @@
-"""Running a tournament: plan chunks, play them in parallel, write logs, resume.
+"""Running a tournament: check everything, plan chunks, play them in parallel, resume.
 
-Every chunk's games depend only on (run seed, game id), so ``--jobs``, the backend and
-interruptions change nothing in the logs. The manifest records the configuration; which
-chunks are finished is read from the files themselves (a chunk is done when its
-``games`` part exists), so a run killed at any moment resumes correctly.
+Every chunk's games depend only on (run seed, game id), so ``--jobs``, the backend, the
+chunk sizes and interruptions change nothing in the logs. Nothing is created until every
+check has passed. The manifest records the configuration with a digest, written once at
+the start (and marked complete at the end); which games are finished is recorded in the
+ledger (:mod:`.ledger`), one line per chunk, and verified against the files on resume.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shlex
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,12 +26,20 @@ from strategies import Strategy, make
 
 from .. import __version__
 from ..rules import Rules
-from . import logs
+from . import ledger, logs
 from .chunk import play_chunk
+from .plan import ChunkPlanner, format_duration
+from .pool import DaskPool, InlinePool, LokyPool, Pool, check_backend, local_workers
 from .seating import SEAT_MODES, games_per_deal
 
 BACKENDS = ("loky", "dask")
 MANIFEST = "manifest.json"
+MANIFEST_FORMAT = 2
+MAX_GAMES = 2**32 - 1  # game ids are logged as UInt32
+# the settings that decide a run's games: the digest covers exactly these
+GAME_KEYS = ("strategies", "games", "rules", "seed", "seats", "log_moves")
+# what a resume may change: how the games are executed, never which games
+RESUME_KEYS = ("jobs", "backend", "scheduler", "chunk_size")
 
 
 class RunError(ValueError):
@@ -45,7 +55,7 @@ class RunConfig:
     rules: dict[str, Any]
     seed: int = 0
     seats: str = "rotate"
-    chunk_size: int = 2000
+    chunk_size: int = 0  # 0: sized automatically from measured speed
     log_moves: bool = True
     jobs: int = 0  # 0: all cores
     backend: str = "loky"
@@ -62,14 +72,16 @@ class RunConfig:
             raise RunError(f"--seed must be a 64-bit integer, got {self.seed!r}")
         if not isinstance(self.games, int) or self.games <= 0:
             raise RunError(f"--games must be a positive whole number, got {self.games!r}")
-        if self.games >= 2**32:
-            raise RunError("--games must be below 4,294,967,296")
+        if self.games > MAX_GAMES:
+            raise RunError(f"--games must be at most {MAX_GAMES:,} (game ids are 32-bit)")
         if self.seats not in SEAT_MODES:
             raise RunError(f"--seats must be rotate or fixed, got {self.seats!r}")
         if self.backend not in BACKENDS:
             raise RunError(f"--backend must be loky or dask, got {self.backend!r}")
-        if self.chunk_size <= 0:
-            raise RunError("--chunk-size must be positive")
+        if not isinstance(self.chunk_size, int) or self.chunk_size < 0:
+            raise RunError("--chunk-size must be 0 (automatic) or a positive number of games")
+        if not isinstance(self.jobs, int) or self.jobs < 0:
+            raise RunError(f"--jobs must be 0 (all cores) or more, got {self.jobs}")
         if not self.strategies:
             raise RunError("--strategies needs at least one strategy")
         if len(self.strategies) > rules.players:
@@ -83,26 +95,42 @@ class RunConfig:
             raise RunError(str(exc)) from None
         return rules, built
 
-    def chunks(self) -> list[tuple[int, int, int]]:
-        """(chunk id, first game id, end game id) of every chunk."""
-        return [
-            (i, start, min(start + self.chunk_size, self.games))
-            for i, start in enumerate(range(0, self.games, self.chunk_size))
-        ]
+    def digest(self) -> str:
+        """SHA-256 of the settings that decide the games (:data:`GAME_KEYS`)."""
+        return config_digest(asdict(self))
+
+
+def config_digest(config: dict[str, Any]) -> str:
+    """SHA-256 over the game-deciding keys of a config dict (canonical JSON)."""
+    try:
+        chosen = {k: config[k] for k in GAME_KEYS}
+    except KeyError as exc:
+        raise RunError(f"the run configuration lacks {exc.args[0]!r}") from None
+    text = json.dumps(chosen, sort_keys=True, separators=(",", ":"), default=list)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclass
 class ChunkResult:
-    chunk_id: int
-    games: int
+    """What a worker reports for a chunk it has written."""
+
+    start: int
+    stop: int
     moves: int
     seconds: float
+    files: dict[str, ledger.PartFile]
+
+    @property
+    def games(self) -> int:
+        return self.stop - self.start
 
 
-def run_chunk(
-    config: dict[str, Any], run_dir: str, chunk_id: int, start: int, stop: int
-) -> ChunkResult:
-    """Play one chunk and write its three parts (worker side)."""
+def run_chunk(config: dict[str, Any], run_dir: str, start: int, stop: int) -> ChunkResult:
+    """Play games ``start .. stop - 1`` and write their three parts (worker side).
+
+    Each part is serialized in memory, digested, written under a temporary name and
+    renamed into place; the caller records the chunk in the ledger afterwards.
+    """
     t0 = time.perf_counter()
     cfg = RunConfig(**config)
     rules, strategies = cfg.validate()
@@ -110,12 +138,12 @@ def run_chunk(
     game_ids = np.arange(start, stop, dtype=np.int64)
     result = play_chunk(rules.to_array(), strategies, game_ids, cfg.seed, cfg.seats, cfg.log_moves)
     out = Path(run_dir)
-    name = logs.part_name(chunk_id)
+    name = ledger.part_name(start, stop)
     per = games_per_deal(cfg.seats, rules.players)
-    logs.write_atomic(logs.moves_frame(result.moves), out / "moves" / name)
-    logs.write_atomic(logs.rounds_frame(result.rounds), out / "rounds" / name)
-    logs.write_atomic(
-        logs.games_frame(
+    frames = {
+        "moves": logs.moves_frame(result.moves),
+        "rounds": logs.rounds_frame(result.rounds),
+        "games": logs.games_frame(
             result.games,
             result.entries,
             result.deal_seeds,
@@ -124,9 +152,13 @@ def run_chunk(
             rules.players,
             rules.label,
         ),
-        out / "games" / name,
-    )
-    return ChunkResult(chunk_id, stop - start, len(result.moves), time.perf_counter() - t0)
+    }
+    files = {}
+    for table, frame in frames.items():
+        data = logs.parquet_bytes(frame)
+        logs.write_bytes_atomic(data, out / table / name)
+        files[table] = ledger.PartFile(frame.height, len(data), ledger.digest(data))
+    return ChunkResult(start, stop, len(result.moves), time.perf_counter() - t0, files)
 
 
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
@@ -136,85 +168,154 @@ def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
+    """The manifest of a run folder; RunError (one line) if it is missing or unreadable."""
     path = run_dir / MANIFEST
-    if not path.exists():
+    if not path.is_file():
         raise RunError(f"{run_dir} is not a haggis-sim run (no {MANIFEST})")
-    data: dict[str, Any] = json.loads(path.read_text())
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RunError(f"{path} cannot be read: {exc}") from None
+    if not isinstance(data, dict):
+        raise RunError(f"{path} is not a haggis-sim manifest (not a JSON object)")
     return data
 
 
-def prepare(config: RunConfig, run_dir: Path, resume: bool) -> dict[str, Any]:
-    """Create (or reopen, when resuming) the run folder and its manifest."""
-    rules, strategies = config.validate()
-    if resume:
-        manifest = read_manifest(run_dir)
-        for table in logs.TABLES:
-            (run_dir / table).mkdir(exist_ok=True)
-        logs.clean_temporaries(run_dir)
-        return manifest
+def verified_config(run_dir: Path, manifest: dict[str, Any]) -> RunConfig:
+    """The configuration a manifest records, checked against its digest.
+
+    RunError if the manifest is of an older format, lacks a field, or was edited after
+    the run started (its configuration no longer matches the digest, or the summary
+    fields disagree with the configuration).
+    """
+    where = run_dir / MANIFEST
+    if manifest.get("format") != MANIFEST_FORMAT:
+        raise RunError(
+            f"{where} is not a format-{MANIFEST_FORMAT} manifest (written by another "
+            "haggis-sim version?); it cannot be resumed safely: start a new run"
+        )
+    for key in ("config", "config_digest", "strategies", "seed", "games", "rules"):
+        if key not in manifest:
+            raise RunError(f"{where} lacks {key!r}: it was edited or damaged; cannot resume")
+    cfg = manifest["config"]
+    if not isinstance(cfg, dict):
+        raise RunError(f"{where}: 'config' is not an object; cannot resume")
+    if config_digest(cfg) != manifest["config_digest"]:
+        raise RunError(
+            f"{where} was edited: its configuration does not match the digest recorded when "
+            "the run started; refusing to resume (start a new run for new settings)"
+        )
+    try:
+        config = RunConfig(**{k: v for k, v in cfg.items() if k != "command"},
+                           command=str(cfg.get("command", "")))  # fmt: skip
+    except TypeError as exc:
+        raise RunError(f"{where}: bad configuration ({exc}); cannot resume") from None
+    specs = [s.get("spec") if isinstance(s, dict) else None for s in manifest["strategies"]]
+    if (
+        specs != config.strategies
+        or manifest["seed"] != config.seed
+        or manifest["games"] != config.games
+        or manifest["rules"] != config.rules
+    ):
+        raise RunError(
+            f"{where} was edited: its strategies, seed, games or rules disagree with its "
+            "recorded configuration; refusing to resume"
+        )
+    return config
+
+
+def make_pool(config: RunConfig, games_to_play: int) -> tuple[Pool, str | None]:
+    """The pool that will run the chunks, and a note if fewer workers than asked for."""
+    if config.backend == "dask":
+        workers, note = local_workers(config.jobs, games_to_play)
+        if config.scheduler:
+            workers, note = config.jobs or 0, None
+        return DaskPool(workers, config.scheduler), note
+    workers, note = local_workers(config.jobs, games_to_play)
+    if workers == 1:
+        return InlinePool(), note
+    return LokyPool(workers), note
+
+
+def _refuse_out(run_dir: Path) -> None:
+    """RunError unless ``run_dir`` is new, empty, or a skeleton left by a killed start."""
     if run_dir.exists() and not run_dir.is_dir():
         raise RunError(f"--out {run_dir} is a file, not a folder")
-    if run_dir.exists() and any(p.is_file() for p in run_dir.rglob("*")):
-        raise RunError(
-            f"output folder {run_dir} already exists; use --resume {run_dir} to continue it "
-            "or choose another --out"
+    if not run_dir.is_dir():
+        return
+    skeleton = {ledger.LEDGER, f".{MANIFEST}.tmp"}
+    for path in run_dir.rglob("*"):
+        if path.is_dir():
+            continue
+        empty_ledger = path.name == ledger.LEDGER and path.stat().st_size == 0
+        if (
+            path.parent == run_dir
+            and path.name in skeleton
+            and (empty_ledger or path.name != ledger.LEDGER)
+        ):
+            continue
+        hint = (
+            f"use --resume {run_dir} to continue it"
+            if (run_dir / MANIFEST).exists()
+            else "it holds files"
         )
-    run_dir.mkdir(parents=True, exist_ok=True)
+        raise RunError(f"output folder {run_dir} already exists ({hint}); choose another --out")
+
+
+def create_run(config: RunConfig, run_dir: Path) -> dict[str, Any]:
+    """Create the run folder with its manifest, tables and empty ledger (all checks done)."""
+    rules, strategies = config.validate()
     cfg = asdict(config)
     cfg["strategies"] = [s.spec for s in strategies]
     manifest = {
+        "format": MANIFEST_FORMAT,
         "command": config.command,
         "version": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "config": cfg,
+        "config_digest": config_digest(cfg),
         "rules": rules.as_dict(),
         "strategies": [{"spec": s.spec, "name": s.name, "params": s.values} for s in strategies],
         "players": rules.players,
         "seed": config.seed,
         "games": config.games,
-        "chunks": [
-            {"id": i, "start": a, "stop": b, "status": "pending"} for i, a, b in config.chunks()
-        ],
+        "ledger": ledger.LEDGER,
         "schema": logs.SCHEMA_DOC,
         "status": "running",
     }
-    write_manifest(run_dir, manifest)  # first: a folder with files always has a manifest
-    for table in logs.TABLES:
-        (run_dir / table).mkdir(exist_ok=True)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        for table in logs.TABLES:
+            (run_dir / table).mkdir(exist_ok=True)
+        ledger.rewrite(run_dir, [])
+        write_manifest(run_dir, manifest)  # last: a folder with a manifest is a whole run
+    except OSError as exc:
+        raise RunError(f"cannot write the run folder {run_dir}: {exc.strerror or exc}") from None
     return manifest
 
 
-def _executor(
-    config: RunConfig, pending: list[tuple[int, int, int]], run_dir: Path
-) -> Iterator[ChunkResult]:
-    from joblib import Parallel, delayed, parallel_config
+def reopen_run(run_dir: Path, say: Callable[[str], None]) -> list[ledger.Entry]:
+    """Check a run's finished parts against the ledger; return the good entries.
 
-    cfg = asdict(config)
-    jobs = config.jobs or os.cpu_count() or 1
-    tasks = (delayed(run_chunk)(cfg, str(run_dir), i, a, b) for i, a, b in pending)
-    if config.backend == "dask":
-        try:
-            from distributed import Client
-        except ImportError:
-            raise RunError(
-                "--backend dask needs dask.distributed: pip install 'haggis-sim[cluster]'"
-            ) from None
-        client = (
-            Client(config.scheduler)
-            if config.scheduler
-            else Client(n_workers=jobs, threads_per_worker=1, dashboard_address=None)
-        )
-        try:
-            with parallel_config(backend="dask"):
-                yield from Parallel(return_as="generator_unordered")(tasks)
-        finally:
-            client.close()
-        return
-    if jobs == 1:
-        for i, a, b in pending:
-            yield run_chunk(cfg, str(run_dir), i, a, b)
-        return
-    yield from Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")(tasks)
+    Damaged, torn and unaccounted-for parts are removed (they are the run's own files,
+    re-played next), temporaries of killed writers too, and the ledger is rewritten with
+    the good entries only.
+    """
+    try:
+        for table in logs.TABLES:
+            (run_dir / table).mkdir(exist_ok=True)
+        logs.clean_temporaries(run_dir)
+        checked = ledger.verify(run_dir, full=True)
+        for entry, why in checked.damaged:
+            say(f"damaged: {why}; games {entry.start}..{entry.stop - 1} will be played again")
+        if checked.torn_lines:
+            say(f"{checked.torn_lines} unreadable ledger line(s) dropped (an interrupted write)")
+        for path in checked.strays:
+            path.unlink(missing_ok=True)
+        ledger.rewrite(run_dir, checked.good)
+    except OSError as exc:
+        raise RunError(f"cannot update the run folder {run_dir}: {exc.strerror or exc}") from None
+    return checked.good
 
 
 def execute(
@@ -222,36 +323,104 @@ def execute(
     run_dir: Path,
     resume: bool = False,
     on_progress: Callable[[int, int], None] | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Play every unfinished chunk of the run; return the final manifest.
+    """Play every unfinished game of the run; return the final manifest.
 
-    ``on_progress(games_done, games_total)`` is called as chunks finish.
+    With ``resume`` the configuration is the manifest's (verified against its digest);
+    only :data:`RESUME_KEYS` are taken from ``config`` (a chunk size of 0 keeps the
+    recorded one). ``on_progress(done, total)`` is
+    called as chunks finish; ``on_note`` receives plain-language notes (workers capped,
+    damaged parts re-played, a long estimated run time).
     """
-    manifest = prepare(config, run_dir, resume)
+    say = on_note or (lambda _m: None)
     if resume:
-        config = RunConfig(
-            **{
-                **manifest["config"],
-                "jobs": config.jobs,
-                "backend": config.backend,
-                "scheduler": config.scheduler,
-            }
-        )
-    chunks = config.chunks()
-    done = {i for i, _, _ in chunks if logs.chunk_done(run_dir, i)}
-    pending = [c for c in chunks if c[0] not in done]
-    games_done = sum(b - a for i, a, b in chunks if i in done)
-    if on_progress:
-        on_progress(games_done, config.games)
-    for c in manifest["chunks"]:
-        c["status"] = "done" if c["id"] in done else "pending"
-    for result in _executor(config, pending, run_dir):
-        games_done += result.games
-        manifest["chunks"][result.chunk_id]["status"] = "done"
-        write_manifest(run_dir, manifest)
-        if on_progress:
-            on_progress(games_done, config.games)
+        manifest = read_manifest(run_dir)
+        stored = verified_config(run_dir, manifest)
+        changes = {k: getattr(config, k) for k in RESUME_KEYS}
+        if not config.chunk_size:  # automatic: keep the recorded size
+            changes["chunk_size"] = stored.chunk_size
+        config = RunConfig(**{**asdict(stored), **changes})
+    else:
+        _refuse_out(run_dir)
+    config.validate()
+    check_backend(config.backend)
+    if resume:
+        good = reopen_run(run_dir, say)
+    else:
+        good = []
+    pending = ledger.pending_ranges(good, config.games)
+    done_games = config.games - sum(b - a for a, b in pending)
+    pool, note = make_pool(config, config.games - done_games)
+    if note:
+        say(note)
+    try:
+        if not resume:
+            manifest = create_run(config, run_dir)
+        _play(config, run_dir, pool, pending, done_games, on_progress, say)
+    finally:
+        pool.close(cancel=False)
     manifest["status"] = "complete"
     manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     write_manifest(run_dir, manifest)
     return manifest
+
+
+def _play(
+    config: RunConfig,
+    run_dir: Path,
+    pool: Pool,
+    pending: list[tuple[int, int]],
+    done: int,
+    on_progress: Callable[[int, int], None] | None,
+    say: Callable[[str], None],
+) -> None:
+    """Keep every worker busy with a chunk until all pending games are logged."""
+    planner = ChunkPlanner(pending, config.games, config.chunk_size, config.log_moves)
+    cfg = asdict(config)
+    if on_progress:
+        on_progress(done, config.games)
+    in_flight: list[Any] = []
+    finished_chunks = 0
+    estimated = False
+    try:
+        while True:
+            while len(in_flight) < pool.workers:
+                chunk = planner.next_chunk()
+                if chunk is None:
+                    break
+                in_flight.append(pool.submit(run_chunk, cfg, str(run_dir), *chunk))
+            if not in_flight:
+                break
+            finished, in_flight = pool.wait_any(in_flight, timeout=0.5)
+            for task in finished:
+                try:
+                    result: ChunkResult = pool.result(task)
+                except OSError as exc:
+                    raise RunError(
+                        f"writing the logs in {run_dir} failed: {exc.strerror or exc}; "
+                        f"finished chunks are kept (--resume {run_dir})"
+                    ) from None
+                entry = ledger.Entry(result.start, result.stop, result.files)
+                ledger.append(run_dir, entry)
+                planner.record(result.games, result.seconds)
+                done += result.games
+                finished_chunks += 1
+                if on_progress:
+                    on_progress(done, config.games)
+                if not estimated and finished_chunks >= 2 * pool.workers + 1 and planner.rate:
+                    estimated = True
+                    left = config.games - done
+                    seconds = left / (planner.rate * pool.workers)
+                    if seconds > 3600:
+                        say(
+                            f"estimated time: {format_duration(seconds)} for {left:,} more "
+                            f"games on {pool.workers} worker(s) "
+                            f"({planner.rate * pool.workers:,.1f} games/s). Ctrl-C keeps "
+                            f"finished work (continue with --resume {run_dir}); to scale "
+                            f"out: haggis-sim run --resume {run_dir} --backend dask "
+                            "--scheduler ADDRESS"
+                        )
+    except BaseException:
+        pool.close(cancel=True)
+        raise

@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from ..analytics.stats import wilson
-from . import logs
+from . import ledger
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ def summarize(run_dir: Path, specs: list[str], players: int) -> list[EntrySummar
     An entry that fills several seats of a game (fewer strategies than seats) wins the
     game when any of its seats wins; its score is the mean over its seats.
     """
-    games = logs.read_table(run_dir, "games")
+    games = ledger.read_table(run_dir, "games")
     seat_rows = pl.concat(
         [
             games.select(

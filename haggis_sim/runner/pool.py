@@ -1,0 +1,171 @@
+"""Where chunks run: in this process, in loky worker processes, or on a Dask cluster.
+
+A pool keeps a bounded number of chunks in flight and hands back each as it finishes,
+so the runner can size the next chunk from measured speed and stop within one chunk's
+time when interrupted. Which worker runs a chunk never changes its games.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future
+from concurrent.futures import wait as wait_futures
+from typing import Any, Protocol
+
+WORKER_MEMORY = 768 * 2**20  # resident memory budget of one worker process (measured ~0.5 GiB)
+
+
+class BackendError(ValueError):
+    """The execution backend cannot be used (not installed, scheduler unreachable)."""
+
+
+class Pool(Protocol):
+    """A place to run chunk tasks, at most ``workers`` at a time."""
+
+    workers: int
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any: ...
+
+    def wait_any(self, tasks: list[Any], timeout: float) -> tuple[list[Any], list[Any]]: ...
+
+    def result(self, task: Any) -> Any: ...
+
+    def close(self, cancel: bool) -> None: ...
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to new processes (Linux ``MemAvailable``), if known."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def local_workers(requested: int, tasks_possible: int) -> tuple[int, str | None]:
+    """Worker processes for this machine, and a note when fewer than asked for.
+
+    At most: the cores (the work is CPU-bound: more processes only add start-up cost and
+    memory), what memory holds at :data:`WORKER_MEMORY` each, and the chunks there are.
+    """
+    cores = os.cpu_count() or 1
+    want = requested or cores
+    limits = [(cores, f"{cores} cores")]
+    memory = available_memory()
+    if memory is not None:
+        limits.append((max(1, memory // WORKER_MEMORY), f"{memory / 2**30:.1f} GiB free memory"))
+    limits.append((max(1, tasks_possible), f"{tasks_possible:,} games to play"))
+    n, reason = min(limits, key=lambda x: x[0])
+    n = min(n, want)
+    note = None
+    if requested and n < requested:
+        note = f"--jobs {requested}: using {n} worker process(es) (limited by {reason})"
+    return n, note
+
+
+class InlinePool:
+    """Runs each task in this process when it is submitted (``--jobs 1``)."""
+
+    def __init__(self) -> None:
+        self.workers = 1
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        fut: Future[Any] = Future()
+        try:
+            fut.set_result(fn(*args))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - handed back through the future
+            fut.set_exception(exc)
+        return fut
+
+    def wait_any(self, tasks: list[Any], timeout: float) -> tuple[list[Any], list[Any]]:
+        return list(tasks), []
+
+    def result(self, task: Any) -> Any:
+        return task.result()
+
+    def close(self, cancel: bool) -> None:
+        return None
+
+
+class LokyPool:
+    """joblib's loky process pool (reused across runs in one Python process)."""
+
+    def __init__(self, workers: int) -> None:
+        from joblib.externals.loky import get_reusable_executor
+
+        self.workers = workers
+        self._executor = get_reusable_executor(max_workers=workers, timeout=60)
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        return self._executor.submit(fn, *args)
+
+    def wait_any(self, tasks: list[Any], timeout: float) -> tuple[list[Any], list[Any]]:
+        done, rest = wait_futures(tasks, timeout=timeout, return_when=FIRST_COMPLETED)
+        return list(done), list(rest)
+
+    def result(self, task: Any) -> Any:
+        return task.result()
+
+    def close(self, cancel: bool) -> None:
+        if cancel:
+            # the workers may be mid-chunk: stop them now; their temporaries are removed
+            # when the run resumes
+            self._executor.shutdown(wait=False, kill_workers=True)
+
+
+class DaskPool:
+    """A Dask distributed cluster: the given scheduler, or a local cluster."""
+
+    def __init__(self, workers: int, scheduler: str | None) -> None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise BackendError(
+                "--backend dask needs dask.distributed: pip install 'haggis-sim[cluster]'"
+            ) from None
+        try:
+            if scheduler:
+                self._client = Client(scheduler, timeout="20s")
+            else:
+                self._client = Client(
+                    n_workers=workers, threads_per_worker=1, dashboard_address=None
+                )
+        except (OSError, TimeoutError) as exc:
+            raise BackendError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+        self.workers = max(1, sum(self._client.nthreads().values()))
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return self._client.submit(fn, *args, pure=False)
+
+    def wait_any(self, tasks: list[Any], timeout: float) -> tuple[list[Any], list[Any]]:
+        from distributed import wait
+        from distributed.client import FIRST_COMPLETED as DASK_FIRST
+
+        try:
+            done, rest = wait(tasks, timeout=timeout, return_when=DASK_FIRST)
+        except TimeoutError:
+            return [], list(tasks)
+        return list(done), list(rest)
+
+    def result(self, task: Any) -> Any:
+        return task.result()
+
+    def close(self, cancel: bool) -> None:
+        self._client.close()
+
+
+def check_backend(backend: str) -> None:
+    """BackendError now, before anything is written, if ``backend`` cannot run here."""
+    if backend == "dask":
+        import importlib.util
+
+        if importlib.util.find_spec("distributed") is None:
+            raise BackendError(
+                "--backend dask needs dask.distributed: pip install 'haggis-sim[cluster]'"
+            )
