@@ -250,17 +250,9 @@ def run(
     seconds = time.perf_counter() - t0
     specs_final = [s["spec"] for s in manifest["strategies"]]
     rows = summarize(run_dir, specs_final, int(manifest["players"]))
-    from rich.table import Table
+    from .runner.summary import summary_table
 
-    table = Table(title=f"{config.games:,} games in {seconds:,.1f} s "
-                  f"({config.games / seconds:,.0f} games/s)")  # fmt: skip
-    for col in ("#", "strategy", "games", "wins", "win rate", "95% interval", "mean score"):
-        table.add_column(col, justify="left" if col == "strategy" else "right")
-    for r in rows:
-        table.add_row(
-            str(r.entry), r.spec, f"{r.games:,}", f"{r.wins:,}", f"{r.win_rate:.1%}",
-            f"{r.low:.2%} – {r.high:.2%}", f"{r.mean_score:.1f}",
-        )  # fmt: skip
+    table = summary_table(rows, config.games, seconds)
     Console(width=None if sys.stdout.isatty() else 120).print(table)
     typer.echo(f"logs: {run_dir}/  (games/, rounds/, moves/, manifest.json)")
     typer.echo(f'query: haggis-sim query {run_dir} "SELECT * FROM games LIMIT 5"')
