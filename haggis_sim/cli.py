@@ -240,14 +240,27 @@ def run(
     def note(text: str) -> None:
         console.print(f"note: {text}", markup=False, highlight=False, soft_wrap=True)
 
+    started: list[int] = []  # games already logged when this invocation began
+
+    def track(done: int, total: int) -> None:
+        if not started:
+            started.append(done)
+
     t0 = time.perf_counter()
     try:
         if show:
             with RunProgress(console) as progress:
+
+                def on_progress(done: int, total: int) -> None:
+                    track(done, total)
+                    progress.update(done, total)
+
                 manifest = execute(config, run_dir, resume=resume is not None,
-                                   on_progress=progress.update, on_note=note)  # fmt: skip
+                                   on_progress=on_progress, on_note=note)  # fmt: skip
         else:
-            manifest = execute(config, run_dir, resume=resume is not None, on_note=note)
+            manifest = execute(
+                config, run_dir, resume=resume is not None, on_progress=track, on_note=note
+            )
     except (RunError, ValueError) as exc:
         raise fail(str(exc)) from None
     except StrategyActionError as exc:
@@ -266,17 +279,9 @@ def run(
     n_games = int(manifest["games"])
     specs_final = [s["spec"] for s in manifest["strategies"]]
     rows = summarize(run_dir, specs_final, int(manifest["players"]))
-    from rich.table import Table
+    from .runner.summary import summary_table
 
-    table = Table(title=f"{n_games:,} games in {seconds:,.1f} s "
-                  f"({n_games / seconds:,.0f} games/s)")  # fmt: skip
-    for col in ("#", "strategy", "games", "wins", "win rate", "95% interval", "mean score"):
-        table.add_column(col, justify="left" if col == "strategy" else "right")
-    for r in rows:
-        table.add_row(
-            str(r.entry), r.spec, f"{r.games:,}", f"{r.wins:,}", f"{r.win_rate:.1%}",
-            f"{r.low:.2%} – {r.high:.2%}", f"{r.mean_score:.1f}",
-        )  # fmt: skip
+    table = summary_table(rows, n_games - started[0], seconds)
     Console(width=None if sys.stdout.isatty() else 120).print(table)
     typer.echo(f"logs: {run_dir}/  (games/, rounds/, moves/, manifest.json)")
     typer.echo(f'query: haggis-sim query {run_dir} "SELECT * FROM games LIMIT 5"')

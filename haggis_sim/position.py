@@ -2,7 +2,8 @@
 
 Every action is verified by the compiled ``check_action`` before the compiled
 ``apply_action`` runs, so an illegal action raises :class:`IllegalAction` and leaves the
-state exactly as it was.
+state exactly as it was. An :class:`Action` is carried out only for the seat it was made
+for (``Action.seat``).
 """
 
 from __future__ import annotations
@@ -263,10 +264,14 @@ class _Position:
         if seat != self.to_act:
             raise IllegalAction(f"seat {seat} acted out of turn: seat {self.to_act} is to act")
 
-    def _apply(self, seat: int, code: int, what: str) -> Action:
+    def _verify(self, seat: int, code: int, what: str) -> None:
+        """The verify half: the compiled ``check_action`` for the seat to act; changes nothing."""
         err = int(S.check_action(self._st, np.int64(code)))
         if err:
             raise IllegalAction(f"seat {seat} cannot {what}: {_MESSAGES[err]}")
+
+    def _apply(self, seat: int, code: int, what: str) -> Action:
+        self._verify(seat, code, what)
         S.apply_action(self._st, np.int64(code))
         action = action_from_code(seat, code)
         self.history.append(action)
@@ -276,12 +281,51 @@ class _Position:
     def _after_action(self) -> None:
         """Hook: a game deals the next round when one ends."""
 
-    def apply_action(self, action: Action | int) -> Action:
-        """Apply a legal action given as an :class:`Action` or a packed engine action."""
-        code = action.code if isinstance(action, Action) else int(action)
+    def _resolve(self, action: Action | int) -> tuple[int, int]:
+        """The seat to act and the packed code of ``action``, or IllegalAction.
+
+        An :class:`Action` carries the seat it was made for (``legal_actions``,
+        ``action_from_code``): it is accepted only at that seat's turn, so an action made
+        for one seat is never carried out for another. A bare packed code has no seat and
+        is taken for the seat to act.
+        """
         seat = self.to_act
         if seat is None:
             raise IllegalAction("the round is over")
+        if isinstance(action, Action):
+            code = action.code
+            if not isinstance(code, int | np.integer) or isinstance(code, bool):
+                raise IllegalAction(f"malformed action {action!r}: its code is not an integer")
+            self._check_seat(action.seat)
+            if action.seat != seat:
+                raise IllegalAction(
+                    f"seat {action.seat} acted out of turn ({action}): seat {seat} is to act"
+                )
+            if action != action_from_code(seat, int(code)):
+                raise IllegalAction(
+                    f"malformed action {action!r}: its fields do not match its code"
+                )
+            return seat, int(code)
+        if not isinstance(action, int | np.integer) or isinstance(action, bool):
+            raise IllegalAction(f"not an action: {action!r} (an Action or a packed engine action)")
+        return seat, int(action)
+
+    def check_action(self, action: Action | int) -> None:
+        """Verify ``action`` as :meth:`apply_action` would, without changing anything.
+
+        Raises :class:`IllegalAction` saying why (an :class:`Action` made for another
+        seat than the one to act included); returns quietly when the action is legal now.
+        """
+        seat, code = self._resolve(action)
+        self._verify(seat, code, "do that")
+
+    def apply_action(self, action: Action | int) -> Action:
+        """Apply a legal action given as an :class:`Action` or a packed engine action.
+
+        An :class:`Action` must be one made for the seat to act (its ``seat``); otherwise,
+        as for any illegal action, :class:`IllegalAction` is raised and nothing changes.
+        """
+        seat, code = self._resolve(action)
         return self._apply(seat, code, "do that")
 
     def bet(self, seat: int, value: int) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,26 @@ GAME_METRICS: dict[str, str] = {
     },
 }
 METRICS: dict[str, str] = {**ENTRY_METRICS, **GAME_METRICS}
+# entry metrics that measure one entry against the others: meaningless when a single
+# entry fills every seat (it wins every game; it has no opponent of another entry)
+PAIRING_METRICS = frozenset({"win_rate", "win_vs_fair", "bet_points"})
+
+
+def has_pairing(strategies: list[str]) -> bool:
+    """Whether a run with these ``--strategies`` entries seats more than one entry.
+
+    Entries count, not specs: ``heuristic,heuristic`` is a pairing (self-play between
+    entries #0 and #1); ``heuristic`` alone fills every seat and wins every game.
+    """
+    return len(strategies) > 1
+
+
+def no_pairing_note(where: str) -> str:
+    """The words that replace win rates where (``"in A and B"``) there is no pairing."""
+    return (
+        f"one strategy fills every seat {where}: no pairing to compare, so no win rate "
+        "(mean scores and game figures are compared)"
+    )
 
 
 def metric_column(metric: str, entry: int = 0) -> str:
@@ -256,6 +276,7 @@ class Comparison:
     paired: bool
     note: str
     rows: list[CompareRow]
+    no_pairing: list[str] = field(default_factory=list)  # "A"/"B": one entry in every seat
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -282,7 +303,8 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
 
     Paired by game id when both runs played the same deals (same seed, players and
     seating, same game ids); otherwise an unpaired interval, and ``note`` says so.
-    Per-entry metrics are compared for the entries both runs have.
+    Per-entry metrics are compared for the entries both runs have; win rates only when
+    both runs have a pairing (:func:`has_pairing`), and ``note`` says when one has not.
     """
     ma, mb = read_manifest(run_a), read_manifest(run_b)
     fa, fb = game_metrics(run_a), game_metrics(run_b)
@@ -301,8 +323,11 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
             reasons.append(f"{fa.height:,} vs {fb.height:,} games")
         why = "; ".join(reasons) or "the deals differ"
         note = f"unpaired (the runs did not play the same deals: {why}): independent intervals"
+    lone = [name for name, specs in (("A", specs_a), ("B", specs_b)) if not has_pairing(specs)]
+    if lone:
+        note += f"; {no_pairing_note('in ' + ' and '.join(lone))}"
     rows: list[CompareRow] = []
-    for metric in ("win_rate", "score"):
+    for metric in ("score",) if lone else ("win_rate", "score"):
         for e in range(min(len(specs_a), len(specs_b))):
             col = metric_column(metric, e)
             same = specs_a[e] == specs_b[e]
@@ -321,6 +346,7 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
         paired=paired,
         note=note,
         rows=rows,
+        no_pairing=lone,
     )
 
 

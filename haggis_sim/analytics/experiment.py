@@ -32,6 +32,7 @@ from ..runner.seating import SEAT_MODES
 from .compare import (
     ENTRY_METRICS,
     METRICS,
+    PAIRING_METRICS,
     Difference,
     Estimate,
     compare_runs,
@@ -41,7 +42,9 @@ from .compare import (
     fmt_interval,
     fmt_value,
     game_metrics,
+    has_pairing,
     metric_column,
+    no_pairing_note,
     same_deals,
 )
 
@@ -409,7 +412,11 @@ def _diff(d: Difference) -> dict[str, Any]:
 def summarize(exp: Experiment, out: Path) -> dict[str, Any]:
     """Per arm and metric: the mean with its 95% interval and the difference from the
     first arm (paired by game id when both arms played the same deals); the best arm by
-    the question's metric, with its difference from the runner-up."""
+    the question's metric, with its difference from the runner-up.
+
+    An arm whose single strategy fills every seat has no pairing: its win rates (and net
+    bet points) are left empty (``no_pairing``) instead of a meaningless 100%, and it
+    takes no part in the best-arm ranking of such a metric."""
     frames: dict[str, pl.DataFrame] = {arm.name: game_metrics(out / arm.name) for arm in exp.arms}
     players = {arm.name: arm.players for arm in exp.arms}
     first = exp.arms[0].name
@@ -417,19 +424,30 @@ def summarize(exp: Experiment, out: Path) -> dict[str, Any]:
     def pairable(a: str, b: str) -> bool:
         return players[a] == players[b] and same_deals(frames[a], frames[b])
 
+    lone = {arm.name for arm in exp.arms if not has_pairing(arm.strategies)}
+
+    def meaningless(metric: str, *arms: str) -> bool:
+        """A win or net-bet figure of an arm where one entry fills every seat."""
+        return metric in PAIRING_METRICS and any(a in lone for a in arms)
+
     metrics: dict[str, Any] = {}
     for metric in exp.metrics:
         col = metric_column(metric, exp.entry)
         rows = []
         for arm in exp.arms:
             f = frames[arm.name]
+            est = estimate(f, col)
+            if meaningless(metric, arm.name):
+                est = Estimate(math.nan, math.nan, math.nan, f.height, math.nan)
+            d = difference(frames[first], f, col, col, pairable(first, arm.name))
+            if meaningless(metric, first, arm.name):
+                d = Difference(math.nan, math.nan, math.nan, 0, d.paired)
             rows.append(
                 {
                     "arm": arm.name,
-                    **_est(estimate(f, col)),
-                    "vs_first": _diff(
-                        difference(frames[first], f, col, col, pairable(first, arm.name))
-                    ),
+                    **_est(est),
+                    "no_pairing": meaningless(metric, arm.name),
+                    "vs_first": _diff(d),
                 }
             )
         metrics[metric] = {"column": col, "rows": rows}
@@ -471,6 +489,7 @@ def summarize(exp: Experiment, out: Path) -> dict[str, Any]:
                 "strategies": arm.strategies,
                 "games": frames[arm.name].height,
                 "paired_with_first": pairable(first, arm.name),
+                "no_pairing": arm.name in lone,
             }
             for arm in exp.arms
         ],
@@ -488,6 +507,10 @@ def result_rows(summary: dict[str, Any], metric: str) -> list[list[str]]:
     rows = []
     for i, r in enumerate(summary["results"][metric]["rows"]):
         d = r["vs_first"]
+        if r.get("no_pairing"):
+            base = "(baseline)" if i == 0 else ""
+            rows.append([r["arm"], f"{r['n']:,}", "no pairing", "", base, ""])
+            continue
         rows.append(
             [
                 r["arm"],
@@ -511,6 +534,8 @@ def best_line(summary: dict[str, Any]) -> str:
     best = summary["best"]
     metric = summary["metric"]
     if best is None:
+        if metric in PAIRING_METRICS and all(a.get("no_pairing") for a in summary["arms"]):
+            return f"best arm by {metric}: none; {no_pairing_note('in every arm')}"
         return "best arm: none (no values)"
     text = (
         f"best arm by {metric} ({summary['goal']}): {best['arm']} = "
@@ -527,6 +552,15 @@ def best_line(summary: dict[str, Any]) -> str:
             f"{'' if d['paired'] else ', unpaired'}) — {verdict}"
         )
     return text
+
+
+def _no_pairing_md(summary: dict[str, Any], metric: str) -> str:
+    lone = [r["arm"] for r in summary["results"][metric]["rows"] if r.get("no_pairing")]
+    if not lone:
+        return ""
+    where = f"in arm{'s' if len(lone) > 1 else ''} {', '.join(lone)}"
+    note = no_pairing_note(where)
+    return f" {note[0].upper()}{note[1:]}."
 
 
 def summary_markdown(summary: dict[str, Any]) -> str:
@@ -555,7 +589,8 @@ def summary_markdown(summary: dict[str, Any]) -> str:
             "",
             summary["metrics_described"][metric]
             + (f" (entry #{summary['entry']})" if metric in ENTRY_METRICS else "")
-            + ".",
+            + "."
+            + _no_pairing_md(summary, metric),
             "",
             "| " + " | ".join(ROW_HEADER) + " |",
             "|" + "---|" * len(ROW_HEADER),

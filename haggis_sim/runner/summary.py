@@ -1,4 +1,8 @@
-"""The end-of-run summary: win rate per strategy entry with a 95% Wilson interval."""
+"""The end-of-run summary: win rate per strategy entry with a 95% Wilson interval.
+
+When one strategy entry fills every seat (``--strategies heuristic``) it wins every game
+by construction: there is no pairing, so the summary says so and shows no win rate.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
 
 from ..analytics.stats import wilson
 from . import ledger
@@ -70,3 +77,52 @@ def summarize(run_dir: Path, specs: list[str], players: int) -> list[EntrySummar
             )
         )
     return out
+
+
+NO_PAIRING = (
+    "one strategy fills every seat: no pairing to compare; seat and score figures are in the logs"
+)
+
+
+def has_pairing(rows: list[EntrySummary]) -> bool:
+    """Whether the games seat more than one strategy entry, so that win rates compare them.
+
+    Entries count, not specs: ``heuristic,heuristic`` is two entries (self-play, about
+    even), while ``heuristic`` alone is one entry in every seat that wins every game.
+    """
+    return len(rows) > 1
+
+
+def summary_table(rows: list[EntrySummary], games: int, seconds: float) -> RenderableType:
+    """The end-of-run table: per entry games, wins, win rate with interval, mean score.
+
+    Without a pairing (see :func:`has_pairing`) the win columns are left out and a line
+    says why: a 100% win rate of the only entry would be meaningless.
+    """
+    rate = f" ({games / seconds:,.0f} games/s)" if seconds > 0 else ""
+    table = Table(title=f"{games:,} games in {seconds:,.1f} s{rate}")
+    paired = has_pairing(rows)
+    cols: tuple[str, ...] = (
+        "#",
+        "strategy",
+        "games",
+        "wins",
+        "win rate",
+        "95% interval",
+        "mean score",
+    )
+    if not paired:
+        cols = ("#", "strategy", "games", "mean score")
+    for col in cols:
+        table.add_column(col, justify="left" if col == "strategy" else "right")
+    for r in rows:
+        if paired:
+            table.add_row(
+                str(r.entry), r.spec, f"{r.games:,}", f"{r.wins:,}", f"{r.win_rate:.1%}",
+                f"{r.low:.2%} – {r.high:.2%}", f"{r.mean_score:.1f}",
+            )  # fmt: skip
+        else:
+            table.add_row(str(r.entry), r.spec, f"{r.games:,}", f"{r.mean_score:.1f}")
+    if paired:
+        return table
+    return Group(table, Text(NO_PAIRING))
