@@ -128,6 +128,8 @@ def test_a_changed_digest_is_described(fresh: dict[str, Any]) -> None:
     assert "moves: column types changed: cards Int64->Int32" in G.table_changes(
         "moves", old, retyped
     )
+    reshuffled = {**old, "columns": {c: {**v, "sha256": "x"} for c, v in old["columns"].items()}}
+    assert G.table_changes("moves", old, reshuffled) == ["moves: content differs in every column"]
     assert G.text_changes("a\nb\n", "a\nc\n") == [
         "first difference at line 2:",
         "  stored: b",

@@ -169,7 +169,7 @@ def table_digest(run_dir: Path, table: str) -> dict[str, Any]:
         "sha256": hashlib.sha256(_csv(frame)).hexdigest(),
         "columns": {
             name: {
-                "dtype": str(dtype),
+                "dtype": dtype.base_type().__name__,  # no parameters: stable across polars
                 "sha256": hashlib.sha256(_csv(frame.select(name))).hexdigest()[:16],
             }
             for name, dtype in frame.schema.items()
@@ -227,12 +227,15 @@ def table_changes(table: str, old: dict[str, Any], new: dict[str, Any]) -> list[
             + (", order changed" if not gone and not added else "")
             + ")"
         )
-    retyped = [f"{c} {oc[c]['dtype']}->{nc[c]['dtype']}" for c in oc if c in nc and
-               oc[c]["dtype"] != nc[c]["dtype"]]  # fmt: skip
+    both = [c for c in oc if c in nc]
+    retyped = [c for c in both if oc[c]["dtype"] != nc[c]["dtype"]]
     if retyped:
-        out.append(f"{table}: column types changed: {', '.join(retyped)}")
-    differ = [c for c in oc if c in nc and oc[c]["sha256"] != nc[c]["sha256"]]
-    if differ:
+        types = ", ".join(f"{c} {oc[c]['dtype']}->{nc[c]['dtype']}" for c in retyped)
+        out.append(f"{table}: column types changed: {types}")
+    differ = [c for c in both if oc[c]["sha256"] != nc[c]["sha256"]]
+    if differ and len(differ) == len(nc) > 1:
+        out.append(f"{table}: content differs in every column")
+    elif differ:
         out.append(f"{table}: content differs in columns {', '.join(differ)}")
     if not out:
         out.append(
