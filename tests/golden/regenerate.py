@@ -38,7 +38,7 @@ import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
 import haggis_sim as hs  # noqa: E402
-from haggis_sim.runner import logs  # noqa: E402
+from haggis_sim.runner import ledger, logs  # noqa: E402
 from haggis_sim.runner.replay import replay  # noqa: E402
 from haggis_sim.runner.run import RunConfig, execute  # noqa: E402
 from strategies import Strategy, registry  # noqa: E402
@@ -159,7 +159,7 @@ def _csv(frame: pl.DataFrame) -> bytes:
 
 def table_digest(run_dir: Path, table: str) -> dict[str, Any]:
     """Row count, column types, whole-table SHA-256 and per-column short SHA-256 of a table."""
-    frame = logs.read_table(run_dir, table).collect()
+    frame = ledger.read_table(run_dir, table).collect()
     keys = list(KEYS[table])
     if frame.select(keys).is_duplicated().any():
         raise ValueError(f"{run_dir.name}/{table}: rows are not unique by {keys}")
