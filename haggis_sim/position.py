@@ -9,7 +9,7 @@ for (``Action.seat``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 
@@ -21,7 +21,8 @@ from .errors import IllegalAction
 from .rules import Rules
 
 Phase = Literal["play", "give_trick", "give_haggis", "round_over", "game_over"]
-PHASES: tuple[Phase, ...] = ("play", "give_trick", "give_haggis", "round_over", "game_over")
+# the engine's phase names, indexed by its PH_* codes (tests check they match ``Phase``)
+PHASES = cast(tuple[Phase, ...], L.PHASES)
 
 _MESSAGES = {
     S.E_OVER: "the round is over",

@@ -21,13 +21,15 @@ from .engine import layout as L
 PRESETS = ("classic", "revised", "revised-split", "deluxe", "aid", "haggish")
 DEFAULT_PRESET = "revised"
 
+# the value names of each choice flag, defined once in the engine's layout: the engine
+# stores a value as its index there (the BC_*, HT_*, CP_*, BS_*, LT_*, GE_* constants)
 CHOICES: dict[str, tuple[str, ...]] = {
-    "bomb_capture": ("winner_chooses", "tournament", "tournament_nonbomb"),
-    "haggis_to": ("shepherd", "last_to_play", "nobody"),
-    "card_points": ("classic", "per_card"),
-    "bet_settlement": ("takes_all", "split", "threshold"),
-    "lead_tiebreak": ("left_of_dealer", "left_of_previous_leader"),
-    "game_end": ("target", "rounds"),
+    "bomb_capture": L.BOMB_CAPTURE,
+    "haggis_to": L.HAGGIS_TO,
+    "card_points": L.CARD_POINTS,
+    "bet_settlement": L.BET_SETTLEMENT,
+    "lead_tiebreak": L.LEAD_TIEBREAK,
+    "game_end": L.GAME_END,
 }
 ALLOWED_BETS = L.BET_VALUES  # (5, 15, 30)
 

@@ -16,7 +16,13 @@ def seat_rng(seed: int, game_id: int, seat: int) -> np.random.Generator:
 
 
 def random_action(actions: list[Action], rng: np.random.Generator, bet_rate: float) -> Action:
-    """A uniformly random legal action; a bet is declared with probability ``bet_rate``."""
+    """A uniformly random legal action; a bet is declared with probability ``bet_rate``.
+
+    The policy of the engine's compiled ``random_action`` (the ``random`` strategy), but
+    drawn from a numpy generator over typed actions, as a Python strategy draws: its
+    draws, and so the transcripts of ``haggis-sim play``, differ from a compiled random
+    player's for the same seed, and are kept as they are.
+    """
     bets = [a for a in actions if a.type == "bet"]
     rest = [a for a in actions if a.type != "bet"]
     if bets and rng.random() < bet_rate:

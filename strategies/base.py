@@ -19,6 +19,8 @@ import numpy as np
 
 import haggis_sim as hs
 
+from .kernels import PARAM_CHOICES, PARAM_SLOTS
+
 
 class StrategyError(ValueError):
     """An unknown strategy, or bad parameters for one."""
@@ -101,11 +103,39 @@ class Strategy:
         return self.name + ":" + ",".join(f"{k}={v}" for k, v in self.values.items())
 
     def param_array(self) -> np.ndarray:
-        """Parameters as the float64 array a compiled kernel reads."""
+        """Parameters as the float64 array a compiled kernel reads (a choice: its index).
+
+        A built-in (``compiled_id`` set) puts each parameter in the slot its kernel reads
+        it from, by name (``strategies.kernels.PARAM_SLOTS``), so the order of ``params``
+        is free; parameters and slots that do not match one to one raise TypeError (a
+        kernel would otherwise read a wrong or missing value). Other strategies: the
+        order of ``params``.
+        """
+        names = tuple(p.name for p in self.params)
+        slots = names
+        choices = {p.name: p.choices for p in self.params if p.choices}
+        if self.compiled_id is not None:
+            if self.compiled_id not in PARAM_SLOTS:
+                raise TypeError(f"strategy {self.name}: no compiled kernel {self.compiled_id}")
+            slots = PARAM_SLOTS[self.compiled_id]
+            if sorted(slots) != sorted(names):
+                raise TypeError(
+                    f"strategy {self.name}: parameters {', '.join(names) or 'none'} do not "
+                    f"match its kernel's slots {', '.join(slots) or 'none'}"
+                )
+            for name, mine in choices.items():
+                theirs = PARAM_CHOICES.get((self.compiled_id, name), ())
+                if sorted(theirs) != sorted(mine):
+                    raise TypeError(
+                        f"strategy {self.name}: choices of {name} ({', '.join(mine)}) do not "
+                        f"match its kernel's ({', '.join(theirs) or 'none'})"
+                    )
+                choices[name] = theirs
         out = np.zeros(8, dtype=np.float64)
-        for i, p in enumerate(self.params):
+        for p in self.params:
             v = self.values[p.name]
-            out[i] = p.choices.index(v) if p.choices else float(v)
+            ch = choices.get(p.name)
+            out[slots.index(p.name)] = ch.index(v) if ch else float(v)
         return out
 
     def act(

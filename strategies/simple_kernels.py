@@ -10,10 +10,28 @@ import numpy as np
 from numba import njit
 
 from haggis_sim import kernel as K
+from haggis_sim.engine.state import random_action
 
-# heuristic parameter slots (see strategies.builtin.HeuristicStrategy)
-H_BET, H_BIG, H_BABY, H_BOMB, H_BOMB_CARDS, H_BOMB_POINTS, H_WILD = 0, 1, 2, 3, 4, 5, 6
-BOMB_EARLY, BOMB_LATE, BOMB_NEVER = 0, 1, 2
+# Parameter slots: each kernel's parameter names in the order of its float64 array.
+# ``Strategy.param_array`` places every parameter by name through these tuples
+# (``strategies.kernels.PARAM_SLOTS``), so the order of a strategy's ``params`` does not
+# matter; a parameter without a slot is an error there.
+RANDOM_PARAMS = ("bet",)
+RANDOM_BET = RANDOM_PARAMS.index("bet")
+
+HEURISTIC_PARAMS = ("bet", "big", "baby", "bomb", "bomb_cards", "bomb_points", "wild")
+H_BET = HEURISTIC_PARAMS.index("bet")
+H_BIG = HEURISTIC_PARAMS.index("big")
+H_BABY = HEURISTIC_PARAMS.index("baby")
+H_BOMB = HEURISTIC_PARAMS.index("bomb")
+H_BOMB_CARDS = HEURISTIC_PARAMS.index("bomb_cards")
+H_BOMB_POINTS = HEURISTIC_PARAMS.index("bomb_points")
+H_WILD = HEURISTIC_PARAMS.index("wild")
+# values of the ``bomb`` choice parameter (its slot holds the index of the choice)
+BOMB_MODES = ("early", "late", "never")
+BOMB_EARLY = BOMB_MODES.index("early")
+BOMB_LATE = BOMB_MODES.index("late")
+BOMB_NEVER = BOMB_MODES.index("never")
 
 
 @njit(cache=True)
@@ -31,20 +49,12 @@ def _give_to_lowest_score(obs):
 
 @njit(cache=True)
 def random_act(obs, params, rng, buf):
-    """Uniform over legal actions; when it may bet, it bets with probability params[0]."""
-    seat = obs[K.S_TO_ACT]
-    if obs[K.S_PHASE] == K.PH_PLAY and params[0] > 0.0 and K.can_bet(obs, seat):
-        if K.uniform(rng) < params[0]:
-            mask = obs[K.R_BASE + K.R_BET_MASK]
-            vals = np.empty(3, dtype=np.int64)
-            k = 0
-            for i in range(3):
-                if (mask >> i) & 1:
-                    vals[k] = K.BET_VALUES[i]
-                    k += 1
-            return (np.int64(K.T_BET) << K.TYPE_SHIFT) | vals[K.below(rng, k)]
-    n = K.legal_actions(obs, buf, False)
-    return buf[K.below(rng, n)]
+    """Uniform over legal actions; when it may bet, it bets with probability ``bet``.
+
+    The engine's :func:`~haggis_sim.engine.state.random_action` (the one random player,
+    also behind the engine's random game traces), with the bet rate from the parameters.
+    """
+    return random_action(obs, rng, buf, params[RANDOM_BET])
 
 
 @njit(cache=True)

@@ -24,13 +24,26 @@ import duckdb
 import numpy as np
 import polars as pl
 
+from ..engine import layout as L
 from ..runner import logs
 from ..runner.query import new_connection
 from . import stats
 
 HAND = 17  # cards dealt to each seat: 14 suit cards + J, Q, K
-# classic card points: every 3, 5, 7, 9 is 1 point (bit (rank-2)*5+suit); J 2, Q 3, K 5
-ODD_MASK = sum(1 << ((r - 2) * 5 + s) for r in (3, 5, 7, 9) for s in range(5))
+
+
+def classic_points_sql(cards: str) -> str:
+    """SQL for the classic card points of a logged ``cards`` mask (faces player-relative).
+
+    Built from the engine's card bits (:mod:`haggis_sim.engine.layout`): each odd-rank
+    suit card is 1 point, each face card its ``FACE_POINTS``; the same count as the
+    engine's ``card_points`` under classic scoring.
+    """
+    faces = " + ".join(
+        f"{points} * (({cards} >> {L.face_bit(f)}) & 1)" for f, points in enumerate(L.FACE_POINTS)
+    )
+    return f"bit_count({cards} & {L.ODD_MASK}) + {faces}"
+
 
 Section = dict[str, pl.DataFrame]
 
@@ -320,8 +333,7 @@ def bombs(con: duckdb.DuckDBPyConnection) -> Section:
         tp AS (
           SELECT m.run, m.game_id, m.round, m.trick,
                  sum(CASE WHEN g.card_points = 'per_card' THEN m.n_cards
-                     ELSE bit_count(m.cards & {ODD_MASK}) + 2 * ((m.cards >> 45) & 1)
-                          + 3 * ((m.cards >> 46) & 1) + 5 * ((m.cards >> 47) & 1) END)
+                     ELSE {classic_points_sql("m.cards")} END)
                    AS trick_points
           FROM moves m JOIN games g USING (run, game_id)
           SEMI JOIN (SELECT DISTINCT run, game_id, round, trick FROM b) k

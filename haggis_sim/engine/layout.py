@@ -25,47 +25,78 @@ import numpy as np
 
 # --- cards -------------------------------------------------------------------------------
 N_SUIT_RANKS = 9  # ranks 2..10
-SUIT_BITS = 45
-SUIT_ALL = (1 << 45) - 1
-FACE_SHIFT = 45
+N_SUITS_MAX = 5  # suits a..e
+SUIT_BITS = N_SUIT_RANKS * N_SUITS_MAX
+SUIT_ALL = (1 << SUIT_BITS) - 1
+FACE_SHIFT = SUIT_BITS
+FACES = ("J", "Q", "K")
 J, Q, K = 1, 2, 4  # relative face bits
 FACE_RANK = (11, 12, 13)
+FACE_POINTS = (2, 3, 5)  # classic card points of J, Q, K
+ODD_RANKS = (3, 5, 7, 9)  # classic card points: each of these suit cards is 1 point
+
+
+def suit_bit(rank: int, suit: int) -> int:
+    """The bit of the suit card of ``rank`` (2..10) and ``suit`` (0..4)."""
+    return (rank - 2) * N_SUITS_MAX + suit
+
+
+def face_bit(face: int, seat: int = 0) -> int:
+    """The bit of face card ``face`` (0 J, 1 Q, 2 K) of ``seat``.
+
+    Seat 0's bits are also the player-relative face bits of a packed move.
+    """
+    return FACE_SHIFT + len(FACES) * seat + face
+
 
 # --- move packing ------------------------------------------------------------------------
-CARDS_MASK = (1 << 48) - 1
+CARDS_MASK = (1 << (FACE_SHIFT + len(FACES))) - 1
 RANK_SHIFT = 48
 LENGTH_SHIFT = 52
 WIDTH_SHIFT = 56
 TYPE_SHIFT = 60
 SHAPE_SHIFT = 52
 
-T_PASS = 0
-T_SET = 1
-T_SEQ = 2
-T_BOMB = 3
-T_BET = 4
-T_GIVE = 5
+VALUE_MASK = 255  # bets and gives: the bet value or the receiving seat, in the low bits
 
-PASS = 0
+# action types: the names are the logs' ``type`` values, the index is the packed type
+ACTION_TYPES = ("pass", "set", "sequence", "bomb", "bet", "give")
+T_PASS = ACTION_TYPES.index("pass")
+T_SET = ACTION_TYPES.index("set")
+T_SEQ = ACTION_TYPES.index("sequence")
+T_BOMB = ACTION_TYPES.index("bomb")
+T_BET = ACTION_TYPES.index("bet")
+T_GIVE = ACTION_TYPES.index("give")
+
+PASS = T_PASS << TYPE_SHIFT
+if PASS != 0 or len(ACTION_TYPES) > 1 << (64 - 1 - TYPE_SHIFT):
+    raise ImportError("action types: 'pass' must be type 0 and every type must fit the type bits")
 # capacity of a move buffer (the worst hand found has 6,556 leads); the generator raises past it
 MAX_MOVES = 16384
 
 # --- rule flag values --------------------------------------------------------------------
-BC_WINNER_CHOOSES = 0
-BC_TOURNAMENT = 1
-BC_TOURNAMENT_NONBOMB = 2
-HT_SHEPHERD = 0
-HT_LAST_TO_PLAY = 1
-HT_NOBODY = 2
-CP_CLASSIC = 0
-CP_PER_CARD = 1
-BS_TAKES_ALL = 0
-BS_SPLIT = 1
-BS_THRESHOLD = 2
-LT_LEFT_OF_DEALER = 0
-LT_LEFT_OF_PREVIOUS_LEADER = 1
-GE_TARGET = 0
-GE_ROUNDS = 1
+# each flag's value names (haggis_sim.rules.CHOICES); the engine stores the index
+BOMB_CAPTURE = ("winner_chooses", "tournament", "tournament_nonbomb")
+HAGGIS_TO = ("shepherd", "last_to_play", "nobody")
+CARD_POINTS = ("classic", "per_card")
+BET_SETTLEMENT = ("takes_all", "split", "threshold")
+LEAD_TIEBREAK = ("left_of_dealer", "left_of_previous_leader")
+GAME_END = ("target", "rounds")
+BC_WINNER_CHOOSES = BOMB_CAPTURE.index("winner_chooses")
+BC_TOURNAMENT = BOMB_CAPTURE.index("tournament")
+BC_TOURNAMENT_NONBOMB = BOMB_CAPTURE.index("tournament_nonbomb")
+HT_SHEPHERD = HAGGIS_TO.index("shepherd")
+HT_LAST_TO_PLAY = HAGGIS_TO.index("last_to_play")
+HT_NOBODY = HAGGIS_TO.index("nobody")
+CP_CLASSIC = CARD_POINTS.index("classic")
+CP_PER_CARD = CARD_POINTS.index("per_card")
+BS_TAKES_ALL = BET_SETTLEMENT.index("takes_all")
+BS_SPLIT = BET_SETTLEMENT.index("split")
+BS_THRESHOLD = BET_SETTLEMENT.index("threshold")
+LT_LEFT_OF_DEALER = LEAD_TIEBREAK.index("left_of_dealer")
+LT_LEFT_OF_PREVIOUS_LEADER = LEAD_TIEBREAK.index("left_of_previous_leader")
+GE_TARGET = GAME_END.index("target")
+GE_ROUNDS = GAME_END.index("rounds")
 
 # --- rules array (copied into the state at R_BASE) ----------------------------------------
 R_PLAYERS = 0
@@ -81,12 +112,13 @@ R_END_VALUE = 9
 N_RULES = 10
 BET_VALUES = (5, 15, 30)
 
-# --- phases --------------------------------------------------------------------------------
-PH_PLAY = 0
-PH_GIVE_TRICK = 1
-PH_GIVE_HAGGIS = 2
-PH_ROUND_OVER = 3
-PH_GAME_OVER = 4
+# --- phases (the names are haggis_sim.position.PHASES) -------------------------------------
+PHASES = ("play", "give_trick", "give_haggis", "round_over", "game_over")
+PH_PLAY = PHASES.index("play")
+PH_GIVE_TRICK = PHASES.index("give_trick")
+PH_GIVE_HAGGIS = PHASES.index("give_haggis")
+PH_ROUND_OVER = PHASES.index("round_over")
+PH_GAME_OVER = PHASES.index("game_over")
 
 # --- state offsets -------------------------------------------------------------------------
 S_NP = 0
@@ -149,12 +181,12 @@ def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         lane[s] = m
     face_all = np.zeros(3, dtype=np.int64)
     for f in range(3):
-        face_all[f] = sum(1 << (FACE_SHIFT + 3 * seat + f) for seat in range(3))
+        face_all[f] = sum(1 << face_bit(f, seat) for seat in range(3))
     return range_mask, lane, face_all
 
 
 RANGE_MASK, LANE, FACE_ALL = _tables()
-ODD_MASK = int(sum(31 << (5 * (r - 2)) for r in (3, 5, 7, 9)))
+ODD_MASK = sum(1 << suit_bit(r, s) for r in ODD_RANKS for s in range(N_SUITS_MAX))
 JACKS = int(FACE_ALL[0])
 QUEENS = int(FACE_ALL[1])
 KINGS = int(FACE_ALL[2])

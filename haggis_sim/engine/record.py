@@ -13,6 +13,7 @@ from numba import njit
 from .bits import popcount
 from .layout import (
     CARDS_MASK,
+    PASS,
     S_BET,
     S_CAPTURES,
     S_DEALER,
@@ -38,9 +39,15 @@ from .layout import (
     T_GIVE,
     T_PASS,
     TYPE_SHIFT,
+    VALUE_MASK,
 )
-from .moves import move_length, move_rank, move_type, move_width
+from .moves import move_length, move_rank, move_type, move_width, pack
 from .state import apply_action, black_sheep
+
+# Each table's column names are its single definition: the column indices below are
+# computed from them (module-level ints, so compiled code sees them as constants), and
+# the runner reads the matrices by name. Reordering a tuple moves writer and reader alike;
+# tests/test_orderings.py checks every name has its index.
 
 # moves columns
 MOVE_COLUMNS = (
@@ -61,12 +68,25 @@ MOVE_COLUMNS = (
     "trick_to",
     "strength",
 )
-MC_GAME, MC_ROUND, MC_TRICK, MC_TURN, MC_SEAT, MC_TYPE = 0, 1, 2, 3, 4, 5
-MC_WIDTH, MC_LENGTH, MC_RANK, MC_NCARDS, MC_CARDS, MC_VALUE = 6, 7, 8, 9, 10, 11
-MC_HAND_AFTER, MC_WON, MC_TRICK_TO, MC_STRENGTH = 12, 13, 14, 15
+MC_GAME = MOVE_COLUMNS.index("game_id")
+MC_ROUND = MOVE_COLUMNS.index("round")
+MC_TRICK = MOVE_COLUMNS.index("trick")
+MC_TURN = MOVE_COLUMNS.index("turn")
+MC_SEAT = MOVE_COLUMNS.index("seat")
+MC_TYPE = MOVE_COLUMNS.index("type")
+MC_WIDTH = MOVE_COLUMNS.index("width")
+MC_LENGTH = MOVE_COLUMNS.index("length")
+MC_RANK = MOVE_COLUMNS.index("rank")
+MC_NCARDS = MOVE_COLUMNS.index("n_cards")
+MC_CARDS = MOVE_COLUMNS.index("cards")
+MC_VALUE = MOVE_COLUMNS.index("value")
+MC_HAND_AFTER = MOVE_COLUMNS.index("hand_after")
+MC_WON = MOVE_COLUMNS.index("won_trick")
+MC_TRICK_TO = MOVE_COLUMNS.index("trick_to")
+MC_STRENGTH = MOVE_COLUMNS.index("strength")
 N_MOVE_COLUMNS = len(MOVE_COLUMNS)
 
-# rounds columns: 10 fixed, then 6 per seat (seats 0..2)
+# rounds columns: the fixed ones, then the per-seat ones for seats 0..2 (``bet_0`` ...)
 ROUND_FIXED = (
     "game_id",
     "round",
@@ -82,9 +102,32 @@ ROUND_FIXED = (
 ROUND_PER_SEAT = ("bet", "going_out", "cards", "bets", "bonus", "total")
 ROUND_COLUMNS = ROUND_FIXED + tuple(f"{c}_{s}" for s in range(3) for c in ROUND_PER_SEAT)
 N_ROUND_COLUMNS = len(ROUND_COLUMNS)
+RC_GAME = ROUND_COLUMNS.index("game_id")
+RC_ROUND = ROUND_COLUMNS.index("round")
+RC_DEALER = ROUND_COLUMNS.index("dealer")
+RC_LEADER = ROUND_COLUMNS.index("leader")
+RC_SHEPHERD = ROUND_COLUMNS.index("shepherd")
+RC_SECOND_OUT = ROUND_COLUMNS.index("second_out")
+RC_BLACK_SHEEP = ROUND_COLUMNS.index("black_sheep")
+RC_HAGGIS_TO = ROUND_COLUMNS.index("haggis_to")
+RC_TRICKS = ROUND_COLUMNS.index("tricks")
+RC_ACTIONS = ROUND_COLUMNS.index("actions")
+# seat s's column of a per-seat value: RC_<value> + s * RC_SEAT_STRIDE
+RC_SEAT_STRIDE = ROUND_COLUMNS.index("bet_1") - ROUND_COLUMNS.index("bet_0")
+RC_BET = ROUND_COLUMNS.index("bet_0")
+RC_GOING_OUT = ROUND_COLUMNS.index("going_out_0")
+RC_CARDS = ROUND_COLUMNS.index("cards_0")
+RC_BETS = ROUND_COLUMNS.index("bets_0")
+RC_BONUS = ROUND_COLUMNS.index("bonus_0")
+RC_TOTAL = ROUND_COLUMNS.index("total_0")
 
 GAME_COLUMNS = ("game_id", "winner", "rounds", "score_0", "score_1", "score_2")
 N_GAME_COLUMNS = len(GAME_COLUMNS)
+GC_GAME = GAME_COLUMNS.index("game_id")
+GC_WINNER = GAME_COLUMNS.index("winner")
+GC_ROUNDS = GAME_COLUMNS.index("rounds")
+GC_SCORE = GAME_COLUMNS.index("score_0")  # seat s: GC_SCORE + s * GC_SEAT_STRIDE
+GC_SEAT_STRIDE = GAME_COLUMNS.index("score_1") - GAME_COLUMNS.index("score_0")
 
 # cursor entries
 C_MOVE = 0  # next free row of the moves matrix
@@ -128,7 +171,7 @@ def step_recorded(st, action, game_id, moves, cursor, log_moves, strength):
         moves[row, MC_RANK] = 0
         moves[row, MC_NCARDS] = 0
         moves[row, MC_CARDS] = 0
-        moves[row, MC_VALUE] = action & 255
+        moves[row, MC_VALUE] = action & VALUE_MASK
     else:
         cards = action & CARDS_MASK
         moves[row, MC_WIDTH] = move_width(action)
@@ -156,28 +199,25 @@ def record_round(st, game_id, rounds, cursor):
         raise ValueError("rounds buffer full")
     n = st[S_NP]
     r = rounds[row]
-    r[0] = game_id
-    r[1] = st[S_ROUND_NO]
-    r[2] = st[S_DEALER]
-    r[3] = st[S_FIRST_LEADER]
-    r[4] = st[S_OUT]
-    r[5] = st[S_OUT + 1] if st[S_N_OUT] > 1 else -1
-    r[6] = black_sheep(st)
-    r[7] = st[S_HAGGIS_TO_SEAT]
-    r[8] = st[S_CAPTURES]
-    r[9] = st[S_TURN_NO]
+    r[RC_GAME] = game_id
+    r[RC_ROUND] = st[S_ROUND_NO]
+    r[RC_DEALER] = st[S_DEALER]
+    r[RC_LEADER] = st[S_FIRST_LEADER]
+    r[RC_SHEPHERD] = st[S_OUT]
+    r[RC_SECOND_OUT] = st[S_OUT + 1] if st[S_N_OUT] > 1 else -1
+    r[RC_BLACK_SHEEP] = black_sheep(st)
+    r[RC_HAGGIS_TO] = st[S_HAGGIS_TO_SEAT]
+    r[RC_TRICKS] = st[S_CAPTURES]
+    r[RC_ACTIONS] = st[S_TURN_NO]
     for s in range(3):
-        base = 10 + 6 * s
-        if s < n:
-            r[base] = st[S_BET + s]
-            r[base + 1] = st[S_GO + s]
-            r[base + 2] = st[S_SC_CARDS + s]
-            r[base + 3] = st[S_SC_BETS + s]
-            r[base + 4] = st[S_SC_BONUS + s]
-            r[base + 5] = st[S_SC_TOTAL + s]
-        else:
-            for k in range(6):
-                r[base + k] = -1
+        k = s * RC_SEAT_STRIDE
+        seated = s < n
+        r[RC_BET + k] = st[S_BET + s] if seated else -1
+        r[RC_GOING_OUT + k] = st[S_GO + s] if seated else -1
+        r[RC_CARDS + k] = st[S_SC_CARDS + s] if seated else -1
+        r[RC_BETS + k] = st[S_SC_BETS + s] if seated else -1
+        r[RC_BONUS + k] = st[S_SC_BONUS + s] if seated else -1
+        r[RC_TOTAL + k] = st[S_SC_TOTAL + s] if seated else -1
     cursor[C_ROUND] = row + 1
 
 
@@ -186,11 +226,11 @@ def record_game(st, game_id, games, cursor):
     """Record a finished game."""
     row = cursor[C_GAME]
     g = games[row]
-    g[0] = game_id
-    g[1] = st[S_WINNER]
-    g[2] = st[S_ROUND_NO]
+    g[GC_GAME] = game_id
+    g[GC_WINNER] = st[S_WINNER]
+    g[GC_ROUNDS] = st[S_ROUND_NO]
     for s in range(3):
-        g[3 + s] = st[S_SCORE + s] if s < st[S_NP] else -1
+        g[GC_SCORE + s * GC_SEAT_STRIDE] = st[S_SCORE + s] if s < st[S_NP] else -1
     cursor[C_GAME] = row + 1
 
 
@@ -201,5 +241,5 @@ def pack_logged_action(
     if type_ in (T_BET, T_GIVE):
         return (type_ << TYPE_SHIFT) | value
     if type_ == T_PASS:
-        return 0
-    return (type_ << TYPE_SHIFT) | (width << 56) | (length << 52) | (rank << 48) | cards
+        return PASS
+    return int(pack(type_, width, length, rank, cards))

@@ -15,10 +15,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from ..engine import layout as L
 from ..engine import record as R
 
 TABLES = ("games", "rounds", "moves")
-ACTION_TYPES = ["pass", "set", "sequence", "bomb", "bet", "give"]
+# the moves ``type`` values: the engine's action type names, in the order of its T_* codes
+ACTION_TYPES = list(L.ACTION_TYPES)
 ACTION_ENUM = pl.Enum(ACTION_TYPES)
 
 MOVE_TYPES: dict[str, pl.DataType] = {
@@ -88,7 +90,9 @@ def moves_frame(moves: np.ndarray) -> pl.DataFrame:
     data = {name: _col(moves, i) for i, name in enumerate(R.MOVE_COLUMNS)}
     frame = pl.DataFrame(data)
     return frame.with_columns(
-        pl.col("type").replace_strict(list(range(6)), ACTION_TYPES, return_dtype=ACTION_ENUM),
+        pl.col("type").replace_strict(
+            list(range(len(ACTION_TYPES))), ACTION_TYPES, return_dtype=ACTION_ENUM
+        ),
         pl.col("won_trick").cast(pl.Boolean),
         pl.when(pl.col("trick_to") >= 0).then(pl.col("trick_to")).cast(pl.UInt8),
         pl.when(pl.col("strength") >= 0).then(pl.col("strength")).cast(pl.UInt8),
@@ -110,7 +114,10 @@ def rounds_frame(rounds: np.ndarray) -> pl.DataFrame:
             pl.when(pl.col(c) >= 0).then(pl.col(c)).cast(pl.UInt8)
             for c in ("dealer", "leader", "shepherd", "second_out", "black_sheep", "haggis_to")
         ),
-        *(pl.when(pl.col(c) >= 0).then(pl.col(c)).cast(pl.Int16) for c in R.ROUND_COLUMNS[10:]),
+        *(
+            pl.when(pl.col(c) >= 0).then(pl.col(c)).cast(pl.Int16)
+            for c in R.ROUND_COLUMNS[len(R.ROUND_FIXED) :]
+        ),
     )
 
 
@@ -123,10 +130,10 @@ def games_frame(
     players: int,
     rules_label: str = "",
 ) -> pl.DataFrame:
-    winner = games[:, 1]
+    winner = games[:, R.GC_WINNER]
     winner_entry = entries[np.arange(len(games)), winner]
     cols: dict[str, object] = {
-        "game_id": pl.Series(games[:, 0], dtype=pl.UInt32),
+        "game_id": pl.Series(games[:, R.GC_GAME], dtype=pl.UInt32),
         "deal_id": pl.Series(deal_ids, dtype=pl.UInt32),
         "deal_seed": pl.Series(deal_seeds, dtype=pl.Int64),
         "rules": pl.Series([rules_label] * len(games), dtype=pl.Categorical),
@@ -141,9 +148,9 @@ def games_frame(
             cols[f"entry_{k}"] = pl.Series([None] * len(games), dtype=pl.UInt8)
     cols["winner"] = pl.Series(winner, dtype=pl.UInt8)
     cols["winner_entry"] = pl.Series(winner_entry, dtype=pl.UInt8)
-    cols["rounds"] = pl.Series(games[:, 2], dtype=pl.UInt16)
+    cols["rounds"] = pl.Series(games[:, R.GC_ROUNDS], dtype=pl.UInt16)
     for k in range(3):
-        vals = games[:, 3 + k]
+        vals = games[:, R.GAME_COLUMNS.index(f"score_{k}")]
         cols[f"score_{k}"] = pl.Series(
             [None] * len(games) if k >= players else vals, dtype=pl.Int32
         )
