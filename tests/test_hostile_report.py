@@ -21,7 +21,12 @@ from typer.testing import CliRunner
 
 from haggis_sim.analytics import report as R
 from haggis_sim.analytics import sections as S
-from haggis_sim.analytics.experiment import ExperimentError, check_experiment_out, load_experiment
+from haggis_sim.analytics.experiment import (
+    ExperimentError,
+    check_experiment_out,
+    load_experiment,
+    run_experiment,
+)
 from haggis_sim.cli import app
 
 runner = CliRunner()
@@ -248,6 +253,9 @@ def test_interrupt_in_process_leaves_nothing(
     line = one_line(report(run, "--out", tmp_path / "new" / "rep"), 130, "interrupted")
     assert line == "interrupted: no report written"
     assert list(tmp_path.iterdir()) == []
+    with pytest.raises(KeyboardInterrupt):  # the API gives DuckDB's interrupt back as Ctrl-C
+        R.build_report([run], tmp_path / "api")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_ctrl_c_on_the_command_leaves_nothing(run: Path, tmp_path: Path) -> None:
@@ -352,6 +360,8 @@ def test_experiment_refuses_user_files_in_its_folder(
 def test_experiment_unwritable_out_gives_one_line(exp: tuple[Path, Path]) -> None:
     file, _ = exp
     assert "cannot write" in one_line(experiment(file, Path("/proc/haggis-test")))
+    with pytest.raises(ExperimentError, match="cannot write into /proc/haggis-test"):
+        run_experiment(load_experiment(file), Path("/proc/haggis-test"), report=False)
 
 
 # ------------------------------------------------------------------ compare --html
