@@ -166,7 +166,10 @@ def compare(
         if not (run_dir / "manifest.json").is_file():
             raise fail(f"{run_dir} is not a haggis-sim run folder (no manifest.json)")
     if html is not None:
-        check_html_out(html)
+        try:
+            check_html_out(html)
+        except OSError as exc:  # e.g. a folder on the way that may not be read
+            raise fail(f"cannot look at {exc.filename or html}: {exc.strerror}") from None
     try:
         result = compare_runs(run_a, run_b)
     except ValueError as exc:

@@ -454,7 +454,10 @@ def run_experiment(
     and for a write the operating system refuses.
     """
     say = log or (lambda _m: None)
-    marker = check_experiment_out(exp, out, report)
+    try:
+        marker = check_experiment_out(exp, out, report)
+    except OSError as exc:  # e.g. a folder on the way that may not be read
+        raise ExperimentError(f"cannot look at {exc.filename or out}: {exc.strerror}") from None
     states = {arm.name: _arm_state(exp, arm, out / arm.name) for arm in exp.arms}
     try:
         out.mkdir(parents=True, exist_ok=True)

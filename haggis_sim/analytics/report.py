@@ -465,6 +465,13 @@ def check_out(out: Path, force: bool = False) -> OutState:
     holding anything its report did not write. Changes nothing.
     """
     out = Path(os.path.abspath(out))
+    try:
+        return _check_out(out, force)
+    except OSError as exc:  # e.g. a folder on the way that may not be read
+        raise ReportError(f"cannot look at {exc.filename or out}: {exc.strerror or exc}") from None
+
+
+def _check_out(out: Path, force: bool) -> OutState:
     if out.is_symlink():
         raise ReportError(f"--out {out} is a symbolic link; give the report a real folder")
     if out.exists() and not out.is_dir():
