@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -43,6 +45,7 @@ def experiment(
         result_rows,
         run_experiment,
     )
+    from .analytics.report import is_interrupt
     from .runner.chunk import StrategyActionError
 
     if jobs < 0:
@@ -61,7 +64,11 @@ def experiment(
     except StrategyActionError as exc:
         typer.echo(f"error: {exc}; finished arms and chunks are kept", err=True)
         raise typer.Exit(code=1) from None
-    except KeyboardInterrupt:
+    except OSError as exc:  # a write the operating system refused, e.g. in an arm's run
+        raise fail(f"cannot write {exc.filename or out_dir}: {exc.strerror or exc}") from None
+    except (KeyboardInterrupt, RuntimeError) as exc:
+        if not is_interrupt(exc):
+            raise
         typer.echo(f"\ninterrupted: run the same command again to resume ({out_dir})", err=True)
         raise typer.Exit(code=130) from None
     console = Console(width=_console_width())
@@ -82,12 +89,70 @@ def experiment(
         typer.echo(f"report: {summary['report']}/index.html")
 
 
+COMPARE_MARK = "<!-- written by haggis-sim compare -->"
+
+
+def _ours(path: Path) -> bool:
+    """An HTML fragment ``compare --html`` wrote (its first tag and closing mark)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(64)
+            f.seek(max(path.stat().st_size - 64, 0))
+            tail = f.read()
+    except OSError:
+        return False
+    mark = COMPARE_MARK.encode()
+    return head.startswith(b'<section class="compare">') and tail.rstrip().endswith(mark)
+
+
+def check_html_out(path: Path) -> None:
+    """Refuse (one line, exit 2) an ``--html`` path that is not new or a fragment we wrote."""
+    from .analytics.report import ReportError, check_parents
+
+    if path.is_symlink() or path.is_dir():
+        raise fail(f"--html {path} is a folder or a link, not a file")
+    try:
+        check_parents(Path(os.path.abspath(path)), "--html", ReportError)
+    except ReportError as exc:
+        raise fail(str(exc)) from None
+    if path.exists() and not _ours(path):
+        raise fail(
+            f"--html {path} already exists and is not a comparison written by haggis-sim; "
+            "choose another file"
+        )
+
+
+def write_html(path: Path, text: str) -> None:
+    """Write ``path`` via a temporary file next to it; one line, exit 2, if the OS refuses."""
+    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}"
+    created: list[Path] = []
+    try:
+        for p in reversed([path.parent, *path.parent.parents]):
+            if not p.exists():
+                p.mkdir()
+                created.append(p)
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        for p in reversed(created):
+            with contextlib.suppress(OSError):
+                p.rmdir()
+        raise fail(f"cannot write --html {path}: {exc.strerror or exc}") from None
+
+
 @app.command()
 def compare(
     run_a: Annotated[Path, typer.Argument(help="Run folder A (the baseline).")],
     run_b: Annotated[Path, typer.Argument(help="Run folder B.")],
     html: Annotated[
-        Path | None, typer.Option("--html", help="Also write the table as an HTML fragment.")
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Also write the table as an HTML fragment (a new file, or one an earlier "
+            "compare wrote).",
+        ),
     ] = None,
 ) -> None:
     """Metric differences B − A between two runs, with 95% intervals (paired on same deals)."""
@@ -95,14 +160,25 @@ def compare(
     from rich.table import Table
 
     from .analytics.compare import compare_runs, compare_section_html, fmt_interval, fmt_value
+    from .analytics.report import is_interrupt
 
     for run_dir in (run_a, run_b):
         if not (run_dir / "manifest.json").is_file():
             raise fail(f"{run_dir} is not a haggis-sim run folder (no manifest.json)")
+    if html is not None:
+        try:
+            check_html_out(html)
+        except OSError as exc:  # e.g. a folder on the way that may not be read
+            raise fail(f"cannot look at {exc.filename or html}: {exc.strerror}") from None
     try:
         result = compare_runs(run_a, run_b)
     except ValueError as exc:
         raise fail(str(exc)) from None
+    except (KeyboardInterrupt, RuntimeError) as exc:
+        if not is_interrupt(exc):
+            raise
+        typer.echo("interrupted: nothing written", err=True)
+        raise typer.Exit(code=130) from None
     console = Console(width=_console_width())
     console.print(f"A: {run_a}  ({result.rules_a}; {', '.join(result.strategies_a)})",
                   highlight=False, markup=False)  # fmt: skip
@@ -123,5 +199,5 @@ def compare(
     console.print(table)
     typer.echo("* the interval excludes 0")
     if html is not None:
-        html.write_text(compare_section_html(result))
+        write_html(html, compare_section_html(result) + COMPARE_MARK + "\n")
         typer.echo(f"wrote {html}")

@@ -14,24 +14,54 @@ from .cli import app, fail
 @app.command()
 def report(
     runs: Annotated[list[Path], typer.Argument(help="One or more run folders.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Report folder to write.")],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", "-o", help="Report folder to write: a new or empty folder (see --force)."
+        ),
+    ],
     fmt: Annotated[
         str, typer.Option("--format", help="html (page, figures, CSV tables) or png (figures).")
     ] = "html",
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Replace an earlier report at --out (only if it holds nothing but that "
+            "report's own files).",
+        ),
+    ] = False,
 ) -> None:
-    """Build a report folder (index.html and PNG figures) from one or more runs."""
-    from .analytics.report import ReportError, build_report, read_manifests, run_notices
+    """Build a report folder (index.html and PNG figures) from one or more runs.
+
+    Refuses an --out that exists and is not an earlier report (a run folder, a folder
+    with other files, a file); nothing is written unless the whole report is.
+    """
+    from .analytics.report import (
+        ReportError,
+        build_report,
+        check_out,
+        is_interrupt,
+        read_manifests,
+        run_notices,
+    )
 
     if fmt not in ("html", "png"):
         raise fail(f"--format must be html or png, got {fmt!r}")
     t0 = time.perf_counter()
     try:
-        notices = run_notices(runs, read_manifests(runs))
-        for note in notices:
+        manifests = read_manifests(runs)
+        check_out(out, force)  # refuse before saying anything else
+        for note in run_notices(runs, manifests):
             typer.echo(f"notice: {note}", err=True)
-        path = build_report(runs, out, "html" if fmt == "html" else "png")
+        path = build_report(runs, out, "html" if fmt == "html" else "png", force=force)
     except ReportError as exc:
         raise fail(str(exc)) from None
+    except (KeyboardInterrupt, RuntimeError) as exc:
+        if not is_interrupt(exc):
+            raise
+        typer.echo("interrupted: no report written", err=True)
+        raise typer.Exit(code=130) from None
     seconds = time.perf_counter() - t0
     target = path / "index.html" if fmt == "html" else path
     typer.echo(f"wrote {target} in {seconds:.1f} s")

@@ -274,7 +274,7 @@ def test_page_references_existing_files(report: Path) -> None:
 def test_png_format_writes_only_figures(runs: list[Path], tmp_path: Path) -> None:
     out = build_report(runs[:1], tmp_path / "figs", "png")
     names = sorted(p.name for p in out.iterdir())
-    assert names and all(n.endswith(".png") for n in names)
+    assert names and all(n.endswith(".png") or n == ".haggis-sim-report.json" for n in names)
 
 
 def test_renders_in_headless_chromium(report: Path, tmp_path: Path) -> None:

@@ -8,6 +8,10 @@ strategy parameter or one rule flag. Every arm is an ordinary run (``RunConfig``
 same player count and seating play the same deals and their differences are paired game
 by game. Finished arms are skipped when the experiment is run again; unfinished ones
 resume.
+
+The experiment folder carries a marker (:data:`MARKER`) naming the experiment and the
+files it wrote; only such a folder (or a new or empty one) is written to, and only the
+files the experiment wrote there are rewritten (see :func:`check_experiment_out`).
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ from __future__ import annotations
 import html
 import json
 import math
+import os
 import re
+import time
 import tomllib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -26,8 +32,9 @@ import polars as pl
 
 from strategies import make, parse_spec
 
+from .. import __version__
 from ..rules import PRESETS, Rules
-from ..runner.run import RunConfig, execute, read_manifest
+from ..runner.run import MANIFEST, RunConfig, execute, read_manifest
 from ..runner.seating import SEAT_MODES
 from .compare import (
     ENTRY_METRICS,
@@ -63,6 +70,9 @@ GOALS = ("max", "min")
 ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=+,-]*")
 # run settings that must match for a finished arm folder to count as this arm
 MATCH_KEYS = ("strategies", "games", "rules", "seed", "seats", "log_moves")  # decide the games
+MARKER = ".haggis-sim-experiment.json"
+# files the experiment writes into its folder (besides the arm runs and report/)
+OWN_FILES = ("experiment.toml", "summary.json", "summary.md", "compare.html")
 
 
 @dataclass(frozen=True)
@@ -333,6 +343,106 @@ def _arm_state(exp: Experiment, arm: Arm, arm_dir: Path) -> str:
     return "done" if manifest.get("status") == "complete" else "resume"
 
 
+def _read_marker(out: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((out / MARKER).read_text())
+        if not isinstance(data, dict) or not isinstance(data.get("files"), list):
+            raise ValueError("no list of files")
+    except (OSError, ValueError) as exc:
+        raise ExperimentError(
+            f"{out / MARKER} is damaged ({exc}); cannot tell what the experiment wrote: "
+            "choose another --out"
+        ) from None
+    return data
+
+
+def _legacy_name(out: Path) -> str | None:
+    """The experiment name in ``out/experiment.toml`` (a folder written before markers)."""
+    try:
+        name = tomllib.loads((out / "experiment.toml").read_text()).get("name")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    return name if isinstance(name, str) else None
+
+
+def check_experiment_out(exp: Experiment, out: Path, report: bool = True) -> dict[str, Any]:
+    """The marker to keep in ``out``; ExperimentError for a folder the experiment may not use.
+
+    ``out`` may be new, an empty folder, or this experiment's own folder (its marker names
+    the experiment; a folder from before markers is recognised by its ``experiment.toml``).
+    Refused, with nothing changed: a file or symbolic link, a path under a file or inside a
+    run or report folder, a run or report folder, any other non-empty folder, an arm
+    folder that holds something other than a run, a summary file the experiment did not
+    write, and a ``report/`` folder that is not the experiment's report.
+    """
+    from .report import MARKER as REPORT_MARKER
+    from .report import ReportError, check_out, check_parents
+
+    if out.is_symlink():
+        raise ExperimentError(f"--out {out} is a symbolic link; give the experiment a real folder")
+    if out.exists() and not out.is_dir():
+        raise ExperimentError(f"--out {out} is a file, not a folder")
+    check_parents(Path(os.path.abspath(out)), "--out", ExperimentError)
+    fresh = {"tool": "haggis-sim", "kind": "experiment", "name": exp.name,
+             "version": __version__, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+             "files": []}  # fmt: skip
+    if not out.exists() or not any(out.iterdir()):
+        return fresh
+    for name, what in ((MANIFEST, "a haggis-sim run folder"), (REPORT_MARKER, "a report folder")):
+        if (out / name).exists():
+            raise ExperimentError(f"--out {out} is {what}, not an experiment folder")
+    if (out / MARKER).exists():
+        marker = _read_marker(out)
+        if marker.get("name") != exp.name:
+            raise ExperimentError(
+                f"--out {out} holds the experiment {marker.get('name')!r}, not {exp.name!r}: "
+                "choose another --out"
+            )
+    elif _legacy_name(out) == exp.name:  # written before markers: every summary file is ours
+        marker = {**fresh, "files": [f for f in OWN_FILES if (out / f).exists()]}
+    else:
+        names = ", ".join(sorted(os.listdir(out))[:3])
+        raise ExperimentError(
+            f"--out {out} already exists and is not this experiment's folder (it holds "
+            f"{names}); choose a new or empty folder"
+        )
+    for name in OWN_FILES:
+        if (out / name).exists() and name not in marker["files"]:
+            raise ExperimentError(
+                f"{out / name} was not written by the experiment; move it away or choose "
+                "another --out"
+            )
+    for arm in exp.arms:
+        arm_dir = out / arm.name
+        if arm_dir.is_symlink() or arm_dir.exists() and not arm_dir.is_dir():
+            raise ExperimentError(f"{arm_dir} (arm {arm.name!r}) is not a folder")
+        if arm_dir.is_dir() and any(arm_dir.iterdir()) and not (arm_dir / MANIFEST).exists():
+            raise ExperimentError(
+                f"{arm_dir} (arm {arm.name!r}) holds files but is not a run folder; move it "
+                "away or choose another --out"
+            )
+    if report:
+        try:
+            check_out(out / "report", force=True)
+        except ReportError as exc:
+            raise ExperimentError(f"the experiment's report: {exc}") from None
+    return marker
+
+
+def _write_own(out: Path, marker: dict[str, Any], name: str, text: str) -> None:
+    """Write ``out/name``, listed in the marker first (so a later run knows it is ours)."""
+    if name not in marker["files"]:
+        marker["files"].append(name)
+        _save_marker(out, marker)
+    (out / name).write_text(text)
+
+
+def _save_marker(out: Path, marker: dict[str, Any]) -> None:
+    tmp = out / f"{MARKER}.tmp"
+    tmp.write_text(json.dumps(marker, indent=2) + "\n")
+    os.replace(tmp, out / MARKER)
+
+
 def run_experiment(
     exp: Experiment,
     out: Path,
@@ -344,15 +454,23 @@ def run_experiment(
 
     Writes ``summary.json``, ``summary.md`` and ``compare.html`` (every arm against the
     first, see :func:`compare_section_html`) into ``out`` and, with ``report``, the HTML
-    report over all arms into ``out/report/``.
+    report over all arms into ``out/report/``. ``out`` must be new, empty, or this
+    experiment's own folder (:func:`check_experiment_out`); ExperimentError otherwise,
+    and for a write the operating system refuses.
     """
     say = log or (lambda _m: None)
-    if out.exists() and not out.is_dir():
-        raise ExperimentError(f"--out {out} is a file, not a folder")
+    try:
+        marker = check_experiment_out(exp, out, report)
+    except OSError as exc:  # e.g. a folder on the way that may not be read
+        raise ExperimentError(f"cannot look at {exc.filename or out}: {exc.strerror}") from None
     states = {arm.name: _arm_state(exp, arm, out / arm.name) for arm in exp.arms}
-    out.mkdir(parents=True, exist_ok=True)
-    if exp.text:
-        (out / "experiment.toml").write_text(exp.text)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        _save_marker(out, marker)
+        if exp.text:
+            _write_own(out, marker, "experiment.toml", exp.text)
+    except OSError as exc:
+        raise ExperimentError(f"cannot write into {out}: {exc.strerror or exc}") from None
     for arm in exp.arms:
         state = states[arm.name]
         arm_dir = out / arm.name
@@ -364,16 +482,25 @@ def run_experiment(
             f"{arm.players} players)")  # fmt: skip
         execute(exp.run_config(arm, jobs), arm_dir, resume=state == "resume")
     summary = summarize(exp, out)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default))
-    (out / "summary.md").write_text(summary_markdown(summary))
-    if len(exp.arms) > 1:
-        (out / "compare.html").write_text(compare_page(exp, out))
+    try:
+        _write_own(
+            out, marker, "summary.json", json.dumps(summary, indent=2, default=_json_default)
+        )
+        _write_own(out, marker, "summary.md", summary_markdown(summary))
+        if len(exp.arms) > 1:
+            _write_own(out, marker, "compare.html", compare_page(exp, out))
+    except OSError as exc:
+        raise ExperimentError(f"cannot write into {out}: {exc.strerror or exc}") from None
     if report:
         from .report import build_report
 
-        build_report([out / arm.name for arm in exp.arms], out / "report", "html")
+        build_report([out / arm.name for arm in exp.arms], out / "report", "html", force=True)
         summary["report"] = str(out / "report")
-        (out / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default))
+        try:
+            _write_own(out, marker, "summary.json",
+                       json.dumps(summary, indent=2, default=_json_default))  # fmt: skip
+        except OSError as exc:
+            raise ExperimentError(f"cannot write into {out}: {exc.strerror or exc}") from None
     return summary
 
 

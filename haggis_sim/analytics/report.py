@@ -3,25 +3,37 @@
 Every number comes from a DuckDB aggregation in :mod:`.sections`; this module only
 draws the figures (matplotlib, Agg), formats the tables and writes the folder, atomically:
 it is built in a temporary folder next to ``out`` and renamed into place.
+
+The report never deletes or overwrites what it did not write. Every report folder holds
+a marker (:data:`MARKER`: tool version, creation time, and every file and folder the
+report wrote); :func:`check_out` refuses any other existing ``out`` (a run folder, a
+user's folder, a file, a path inside a run or report folder), and ``force`` replaces an
+earlier report only when the folder holds nothing but what that report wrote.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
+import secrets
 import shutil
 import time
 from pathlib import Path
 from typing import Any, Literal
 
+import duckdb
 import polars as pl
 
 from .. import __version__
+from ..runner import ledger
 from ..runner.run import MANIFEST
 from . import sections as S
 
 Format = Literal["html", "png"]
+OutState = Literal["new", "empty", "replace"]
+MARKER = ".haggis-sim-report.json"
 
 
 class ReportError(ValueError):
@@ -47,12 +59,16 @@ def run_notices(run_dirs: list[Path], manifests: list[dict[str, Any]]) -> list[s
     """Plain-language warnings: unfinished runs and runs without logged games."""
     notes = []
     for d, m in zip(run_dirs, manifests, strict=True):
-        logged = len(list((d / "games").glob("part-*.parquet")))
-        chunks = len(m.get("chunks", [])) or 1
+        if ledger.has_ledger(d):
+            logged = ledger.games_logged(d)
+        else:  # a run of an older version: count the games in its parts
+            logged = sum(pl.scan_parquet(p).select(pl.len()).collect().item()
+                         for p in ledger.table_files(d, "games"))  # fmt: skip
+        total = int(m.get("games", 0) or 0)
         if m.get("status") != "complete":
             notes.append(
-                f"Run {d} is unfinished (status {m.get('status')!r}): {logged} of {chunks} "
-                "chunks are logged; the report covers only those games."
+                f"Run {d} is unfinished (status {m.get('status')!r}): {logged:,} of {total:,} "
+                "games are logged; the report covers only those games."
             )
         if logged == 0:
             notes.append(f"Run {d} has no games logged yet: nothing of it is in this report.")
@@ -64,15 +80,29 @@ def build_tables(
 ) -> tuple[dict[str, pl.DataFrame], list[int]]:
     """Every section's tables over the runs, and the indices of the runs with games."""
     manifests = manifests if manifests is not None else read_manifests(run_dirs)
-    con, included = S.connect_runs(run_dirs, manifests)
     tables: dict[str, pl.DataFrame] = {}
-    if included:
-        n_games = con.execute("SELECT count(*) FROM games").fetchall()[0][0]
-        if n_games > 0:
-            for fn in S.SECTIONS.values():
-                tables.update(fn(con))
-    con.close()
+    try:
+        con, included = S.connect_runs(run_dirs, manifests)
+        try:
+            if included:
+                n_games = con.execute("SELECT count(*) FROM games").fetchall()[0][0]
+                if n_games > 0:
+                    for fn in S.SECTIONS.values():
+                        tables.update(fn(con))
+        finally:
+            con.close()
+    except (RuntimeError, duckdb.Error) as exc:
+        if is_interrupt(exc):  # DuckDB turns Ctrl-C into an error: give it back as one
+            raise KeyboardInterrupt from None
+        raise
     return tables, included
+
+
+def is_interrupt(exc: BaseException) -> bool:
+    """True for Ctrl-C, also in the form DuckDB raises it (``RuntimeError: Query interrupted``)."""
+    if isinstance(exc, KeyboardInterrupt | duckdb.InterruptException):
+        return True
+    return isinstance(exc, RuntimeError) and "interrupted" in str(exc).lower()
 
 
 # --- figures ---------------------------------------------------------------------------------
@@ -345,43 +375,269 @@ def _page(
     return "\n".join(out)
 
 
-def build_report(run_dirs: list[Path], out: Path, fmt: Format = "html") -> Path:
+# --- where the report may write ---------------------------------------------------------------
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def tree(folder: Path) -> tuple[list[str], list[str]]:
+    """Every file and every folder under ``folder`` (relative POSIX paths, sorted).
+
+    Symbolic links are not followed: a link counts as a file.
+    """
+    files: list[str] = []
+    folders: list[str] = []
+
+    def walk(d: Path, prefix: str) -> None:
+        with os.scandir(d) as entries:
+            for e in entries:
+                rel = prefix + e.name
+                if e.is_dir(follow_symlinks=False):
+                    folders.append(rel)
+                    walk(Path(e.path), rel + "/")
+                else:
+                    files.append(rel)
+
+    walk(folder, "")
+    return sorted(files), sorted(folders)
+
+
+def check_parents(out: Path, option: str, refuse: type[ValueError]) -> None:
+    """Refuse (``refuse``) an ``out`` under a file, or inside a run or report folder.
+
+    A run folder keeps only the run's own files and a report folder only what the report
+    wrote (so ``--force`` can replace it), so no tool output goes inside either.
+    """
+    for p in out.parents:
+        if p.exists() or p.is_symlink():
+            if not p.is_dir():
+                raise refuse(f"{option} {out}: {p} is a file, not a folder")
+            break
+    for p in out.parents:
+        if _is_file(p / MANIFEST):
+            raise refuse(
+                f"{option} {out} is inside the run folder {p}; a run folder keeps only the "
+                "run's own files: choose a path outside it"
+            )
+        if _is_file(p / MARKER):
+            raise refuse(
+                f"{option} {out} is inside the report folder {p}; a report folder keeps only "
+                "the report's own files: choose a path outside it"
+            )
+
+
+def _some(folder: Path) -> str:
+    names = sorted(os.listdir(folder))
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return shown
+
+
+def read_marker(folder: Path) -> dict[str, Any]:
+    """The report marker of ``folder``; ReportError when it cannot be read."""
+    try:
+        data = json.loads((folder / MARKER).read_text())
+        if not isinstance(data, dict) or not isinstance(data.get("files"), list):
+            raise ValueError("no list of files")
+    except (OSError, ValueError) as exc:
+        raise ReportError(
+            f"{folder / MARKER} is damaged ({exc}); cannot tell what the report wrote, "
+            "so nothing is replaced: choose another --out"
+        ) from None
+    return data
+
+
+def foreign(folder: Path, marker: dict[str, Any]) -> list[str]:
+    """Files and folders in a report folder that its report did not write (per its marker)."""
+    files, folders = tree(folder)
+    own_files = {str(f) for f in marker.get("files", [])} | {MARKER}
+    own_folders = {str(f) for f in marker.get("folders", [])}
+    extra = [f for f in files if f not in own_files]
+    extra += [d for d in folders if d not in own_folders]
+    return sorted(extra)
+
+
+def check_out(out: Path, force: bool = False) -> OutState:
+    """How the report may write ``out``: ``new``, ``empty`` (an empty folder) or ``replace``.
+
+    Raises ReportError for every other ``out``: a file or symbolic link, a path under a
+    file or inside a run or report folder, a run folder, a non-empty folder that is not a
+    report, an earlier report without ``force``, and (with ``force``) a report folder
+    holding anything its report did not write. Changes nothing.
+    """
+    out = Path(os.path.abspath(out))
+    try:
+        return _check_out(out, force)
+    except OSError as exc:  # e.g. a folder on the way that may not be read
+        raise ReportError(f"cannot look at {exc.filename or out}: {exc.strerror or exc}") from None
+
+
+def _check_out(out: Path, force: bool) -> OutState:
+    if out.is_symlink():
+        raise ReportError(f"--out {out} is a symbolic link; give the report a real folder")
+    if out.exists() and not out.is_dir():
+        raise ReportError(f"--out {out} is a file, not a folder")
+    check_parents(out, "--out", ReportError)
+    if not out.exists():
+        return "new"
+    if _is_file(out / MANIFEST):
+        raise ReportError(
+            f"--out {out} is a haggis-sim run folder; the report needs a folder of its own"
+        )
+    if not any(out.iterdir()):
+        return "empty"
+    if not (out / MARKER).exists():
+        raise ReportError(
+            f"--out {out} already exists and is not a report folder (it holds {_some(out)}); "
+            "choose a new or empty folder"
+        )
+    if not force:
+        raise ReportError(f"--out {out} holds an earlier report; add --force to replace it")
+    extra = foreign(out, read_marker(out))
+    if extra:
+        more = f" (and {len(extra) - 1} more)" if len(extra) > 1 else ""
+        raise ReportError(
+            f"--out {out} holds {out / extra[0]}{more}, which the report did not write; "
+            "--force replaces only a report's own files: move it away or choose another --out"
+        )
+    return "replace"
+
+
+def _make_parents(folder: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; return the folders created, outermost first."""
+    missing = []
+    for p in [folder, *folder.parents]:
+        if p.exists():
+            break
+        missing.append(p)
+    created: list[Path] = []
+    for p in reversed(missing):
+        p.mkdir()
+        created.append(p)
+    return created
+
+
+def _sibling(out: Path, kind: str) -> Path:
+    return out.parent / f".{out.name}.{kind}-{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def _write_marker(folder: Path, run_dirs: list[Path], fmt: Format) -> None:
+    files, folders = tree(folder)
+    marker = {
+        "tool": "haggis-sim",
+        "kind": "report",
+        "version": __version__,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "format": fmt,
+        "runs": [str(Path(os.path.abspath(d))) for d in run_dirs],
+        "files": files,
+        "folders": folders,
+    }
+    (folder / MARKER).write_text(json.dumps(marker, indent=2) + "\n")
+
+
+def _remove_own(folder: Path) -> bool:
+    """Delete a replaced report: only the files and folders its marker lists, then the folder.
+
+    Anything else found there is left in place (with the folder); returns False then.
+    """
+    try:
+        marker = read_marker(folder)
+        for name in marker["files"]:
+            (folder / name).unlink(missing_ok=True)
+        for name in sorted(marker.get("folders", []), key=lambda n: -n.count("/")):
+            if (folder / name).is_dir():
+                (folder / name).rmdir()
+        (folder / MARKER).unlink()
+        folder.rmdir()
+    except (OSError, ReportError):
+        return False
+    return True
+
+
+def _swap(tmp: Path, out: Path, state: OutState) -> None:
+    """Move the finished report ``tmp`` to ``out`` (replacing an earlier report in ``replace``)."""
+    if state != "replace":
+        os.rename(tmp, out)  # fails, changing nothing, if out is no longer missing or empty
+        return
+    old = _sibling(out, "old")
+    os.rename(out, old)
+    try:
+        os.rename(tmp, out)
+    except BaseException:
+        os.rename(old, out)
+        raise
+    if not _remove_own(old):  # someone added a file in the last instant: keep it, visibly
+        os.rename(old, out.parent / f"{out.name}.old-{os.getpid()}")
+
+
+def _write_files(
+    tmp: Path, run_dirs: list[Path], manifests: list[dict[str, Any]], fmt: Format
+) -> None:
+    notices = run_notices(run_dirs, manifests)
+    tables, _ = build_tables(run_dirs, manifests)
+    figures = _figures(tables, tmp) if tables else {}
+    if fmt == "html":
+        (tmp / "tables").mkdir()
+        for name, frame in tables.items():
+            frame.write_csv(tmp / "tables" / f"{name}.csv")
+        games = _count_games(tables)
+        (tmp / "index.html").write_text(
+            _page(run_dirs, manifests, notices, tables, figures, games), encoding="utf-8"
+        )
+    _write_marker(tmp, run_dirs, fmt)
+
+
+def build_report(
+    run_dirs: list[Path], out: Path, fmt: Format = "html", force: bool = False
+) -> Path:
     """Write the report folder for ``run_dirs`` at ``out`` and return ``out``.
 
     ``fmt="html"``: index.html, its PNG figures and every table as ``tables/NAME.csv``;
-    ``fmt="png"``: the figures only. A run that is unfinished or has no games gives a
-    notice in the page (and :func:`run_notices` for the terminal) rather than an error.
-    Raises ReportError for a missing run folder or a folder that is not a run.
+    ``fmt="png"``: the figures only; either way plus the marker :data:`MARKER`. A run that
+    is unfinished or has no games gives a notice in the page (and :func:`run_notices` for
+    the terminal) rather than an error.
+
+    ``out`` must be new, an empty folder, or (with ``force``) an earlier report holding
+    only its own files (see :func:`check_out`). The report is built in a temporary folder
+    next to ``out`` and renamed into place; on any failure or interruption the temporary
+    folder and any parent folder this call created are removed and ``out`` is unchanged.
+
+    Raises ReportError for a missing run folder, a folder that is not a run, an ``out``
+    that may not be written, and a write the operating system refuses (saying what and
+    where); KeyboardInterrupt for Ctrl-C, also when DuckDB reports it as an error.
     """
     if fmt not in ("html", "png"):
         raise ReportError(f"--format must be html or png, got {fmt!r}")
     manifests = read_manifests(run_dirs)
-    notices = run_notices(run_dirs, manifests)
-    tables, _ = build_tables(run_dirs, manifests)
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise ReportError(f"--out {out} is a file, not a folder")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
+    out = Path(os.path.abspath(out))
+    check_out(out, force)
+    created: list[Path] = []
+    tmp: Path | None = None
+    doing = f"create the folder {out.parent}"
     try:
-        figures = _figures(tables, tmp) if tables else {}
-        if fmt == "html":
-            (tmp / "tables").mkdir()
-            for name, frame in tables.items():
-                frame.write_csv(tmp / "tables" / f"{name}.csv")
-            games = _count_games(tables)
-            (tmp / "index.html").write_text(
-                _page(run_dirs, manifests, notices, tables, figures, games), encoding="utf-8"
-            )
-        old = out.parent / f".{out.name}.old-{os.getpid()}"
-        if out.exists():
-            os.replace(out, old)
-        os.replace(tmp, out)
-        shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        created = _make_parents(out.parent)
+        doing = f"create a folder in {out.parent}"
+        tmp = _sibling(out, "tmp")
+        tmp.mkdir()
+        doing = f"write the report files into {tmp}"
+        _write_files(tmp, run_dirs, manifests, fmt)
+        state = check_out(out, force)  # again: out may have changed during the build
+        doing = f"move the report into place at {out}"
+        _swap(tmp, out, state)
+    except BaseException as exc:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        for p in reversed(created):
+            with contextlib.suppress(OSError):
+                p.rmdir()
+        if isinstance(exc, OSError):
+            where = f" ({exc.filename})" if exc.filename and doing.startswith("write") else ""
+            raise ReportError(f"cannot {doing}: {exc.strerror or exc}{where}") from None
         raise
     return out
 
