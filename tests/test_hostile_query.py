@@ -186,6 +186,8 @@ def test_library_connections_are_confined(runs: dict[str, Path], tmp_path: Path)
     """The report's and compare's connections (not only ``query``) read their runs only."""
     secret = tmp_path / "secret.txt"
     secret.write_text("TOPSECRET\n")
+    secret_frame = pl.DataFrame({"s": ["TOPSECRET"]})  # a Python variable SQL must not see
+    assert secret_frame.height == 1
     a, other = runs["a"], runs["other"]
     report_con, included = connect_runs([a], [{}])
     assert included == [0]
@@ -198,6 +200,7 @@ def test_library_connections_are_confined(runs: dict[str, Path], tmp_path: Path)
             f"SELECT * FROM read_parquet('{logs.table_files(other, 'games')[0]}')",
             "INSTALL httpfs",
             "LOAD httpfs",
+            "SELECT * FROM secret_frame",
         ):
             with pytest.raises(duckdb.Error):
                 con.execute(sql).fetchall()
@@ -213,20 +216,29 @@ def test_library_connections_are_confined(runs: dict[str, Path], tmp_path: Path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["secret.txt"]
 
 
-def test_large_sorts_still_spill_to_the_temporary_folder(
+def test_large_sorts_still_spill_to_a_private_temporary_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A sort larger than the memory limit completes on a confined connection."""
+    """A sort larger than the memory limit completes on a confined connection; it spills
+    to a folder of its own, removed on close; the temporary folder around it stays closed."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setenv("HAGGIS_SIM_DUCKDB_MEMORY", "64MB")
+    planted = tmp_path / "haggis-duckdb" / "planted.txt"  # the old shared spill folder
+    planted.parent.mkdir()
+    planted.write_text("TOPSECRET\n")
     con = new_connection()
     sql = (
         "SELECT count(*) FROM (SELECT i::VARCHAR || repeat('x', 40) AS a "
         "FROM range(2000000) t(i) ORDER BY a)"
     )
     assert con.sql(sql).fetchall() == [(2_000_000,)]
-    assert (tmp_path / "haggis-duckdb").is_dir()  # it spilled there
+    (spill,) = tmp_path.glob("haggis-duckdb-*")  # it spilled there
+    with pytest.raises(duckdb.Error):
+        con.sql(f"SELECT content FROM read_text('{planted}')").fetchall()
+    with pytest.raises(duckdb.Error):
+        con.sql(f"SELECT * FROM glob('{tmp_path}/*')").fetchall()
     con.close()
+    assert not spill.exists()
 
 
 def test_a_bad_memory_setting_is_one_line(

@@ -3,7 +3,7 @@
 Every DuckDB connection the tool opens comes from :func:`new_connection`, which confines it
 before anything else runs: it may read the Parquet parts it was given and nothing else (no
 other file, no network, no extension), it spills large sorts to a temporary folder only
-DuckDB's own buffer manager writes to, and its configuration is locked so no statement can
+DuckDB's own buffer manager uses, and its configuration is locked so no statement can
 lift these limits. ``haggis-sim query`` further takes a single read-only statement
 (:func:`read_only_statement`) and writes ``--to`` files itself, atomically.
 
@@ -17,6 +17,7 @@ import contextlib
 import io
 import os
 import re
+import secrets
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -63,9 +64,11 @@ def new_connection(files: Sequence[Path] = ()) -> duckdb.DuckDBPyConnection:
     Settings, in this order (each must precede ``lock_configuration``):
 
     - ``memory_limit`` (``HAGGIS_SIM_DUCKDB_MEMORY``, default ``2GB``) and a
-      ``temp_directory`` under the system temporary folder: big sorts and joins spill
-      there instead of taking the machine's memory. Spilling goes through DuckDB's
-      buffer manager and still works with external access off; SQL cannot write there.
+      ``temp_directory`` of its own, ``haggis-duckdb-<pid>-<random>`` in the system
+      temporary folder: big sorts and joins spill there instead of taking the machine's
+      memory. DuckDB creates it on the first spill and removes it when the connection
+      closes. DuckDB always lets a connection reach its temp directory, so it must be a
+      fresh one (a shared folder would expose whatever else is in it).
     - ``allowed_paths`` = exactly ``files`` (absolute), then ``enable_external_access =
       false``: no other file can be read or written (``COPY``, ``ATTACH``,
       ``read_text``, globs, other runs), and no extension installed or loaded.
@@ -78,7 +81,9 @@ def new_connection(files: Sequence[Path] = ()) -> duckdb.DuckDBPyConnection:
     """
     con = duckdb.connect()
     limit = os.environ.get("HAGGIS_SIM_DUCKDB_MEMORY", "2GB")
-    spill = os.path.join(tempfile.gettempdir(), "haggis-duckdb")
+    spill = os.path.join(
+        tempfile.gettempdir(), f"haggis-duckdb-{os.getpid()}-{secrets.token_hex(8)}"
+    )
     settings = [
         f"SET memory_limit = {_lit(limit)}",
         f"SET temp_directory = {_lit(spill)}",
