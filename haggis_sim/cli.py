@@ -338,12 +338,21 @@ class RunProgress:
 @app.command()
 def query(
     run_dir: Annotated[Path, typer.Argument(help="A run folder.")],
-    sql: Annotated[str, typer.Argument(help="SQL over the views games, rounds, moves.")],
+    sql: Annotated[
+        str, typer.Argument(help="One read-only SQL statement over the views games, rounds, moves.")
+    ],
     to: Annotated[
         Path | None, typer.Option("--to", help="Write the result to a .csv or .parquet file.")
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace the --to file if it already exists.")
+    ] = False,
 ) -> None:
-    """Run a DuckDB SQL query over a run's Parquet logs."""
+    """Run one read-only DuckDB SQL statement over a run's Parquet logs.
+
+    The statement can read the run's games, rounds and moves and nothing else: no other
+    file, no network, no extension, and it cannot change anything (see the README).
+    """
     import duckdb
 
     from .runner.query import run_query
@@ -353,15 +362,13 @@ def query(
     if not sql.strip():
         raise fail("the SQL query is empty")
     try:
-        rel = run_query(run_dir, sql, to)
-    except (duckdb.Error, ValueError, FileNotFoundError) as exc:
-        raise fail(str(exc).splitlines()[0]) from None
+        shown = run_query(run_dir, sql, to, force=force)
+    except (duckdb.Error, ValueError, OSError) as exc:  # QueryError, DamagedLogError, no parts
+        raise fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
     if to is not None:
         typer.echo(f"wrote {to}")
-    elif rel is not None:
-        rel.show(max_width=200, max_rows=100)
     else:
-        typer.echo("(the statement returned no rows)")
+        typer.echo(shown, nl=False)
 
 
 @app.command()

@@ -48,6 +48,8 @@ def report(
 
     if fmt not in ("html", "png"):
         raise fail(f"--format must be html or png, got {fmt!r}")
+    from .runner.logs import DamagedLogError
+
     t0 = time.perf_counter()
     try:
         manifests = read_manifests(runs)
@@ -55,7 +57,7 @@ def report(
         for note in run_notices(runs, manifests):
             typer.echo(f"notice: {note}", err=True)
         path = build_report(runs, out, "html" if fmt == "html" else "png", force=force)
-    except ReportError as exc:
+    except (ReportError, DamagedLogError) as exc:
         raise fail(str(exc)) from None
     except (KeyboardInterrupt, RuntimeError) as exc:
         if not is_interrupt(exc):

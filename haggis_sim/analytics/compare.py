@@ -25,7 +25,7 @@ import polars as pl
 from scipy.stats import t as student_t
 
 from ..runner import ledger
-from ..runner.query import connect
+from ..runner.query import check_parts, connect, damage_from
 from ..runner.run import read_manifest
 
 SOURCES = ("going_out", "cards", "bets", "bonus")
@@ -291,10 +291,17 @@ COMPARE_GAME_METRICS = (
 
 
 def _rules_label(run_dir: Path) -> str:
-    part = sorted((run_dir / "games").glob("part-*.parquet"))
-    if not part:
+    files = ledger.table_files(run_dir, "games")
+    if not files:
         return ""
-    first = ledger.read_table(run_dir, "games").select("rules").head(1).collect()
+    check_parts(run_dir, files)
+    try:
+        first = pl.scan_parquet(files).select("rules").head(1).collect()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        damage = damage_from(run_dir, files, exc)
+        if damage is None:
+            raise
+        raise damage from None
     return str(first["rules"][0]) if first.height else ""
 
 

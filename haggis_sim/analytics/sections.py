@@ -25,8 +25,8 @@ import numpy as np
 import polars as pl
 
 from ..engine import layout as L
-from ..runner import logs
-from ..runner.query import new_connection
+from ..runner import ledger, logs
+from ..runner.query import check_parts, new_connection, parquet_list
 from . import stats
 
 HAND = 17  # cards dealt to each seat: 14 suit cards + J, Q, K
@@ -48,10 +48,11 @@ def classic_points_sql(cards: str) -> str:
 Section = dict[str, pl.DataFrame]
 
 
-def _parts(run_dir: Path, table: str) -> str | None:
-    if not sorted((run_dir / table).glob("part-*.parquet")):
-        return None
-    return str(run_dir / table / "part-*.parquet").replace("'", "''")
+def _parts(run_dir: Path, table: str) -> list[Path]:
+    """The run's trusted parts of ``table`` (footers checked: DamagedLogError if damaged)."""
+    files = ledger.table_files(run_dir, table)
+    check_parts(run_dir, files)
+    return files
 
 
 def _q(text: str) -> str:
@@ -64,18 +65,19 @@ def connect_runs(
     """A DuckDB connection with the views of every run that has logged games.
 
     Returns the connection and the indices (into ``run_dirs``) of the runs included; an
-    empty list means no run has a finished chunk, and no views are created.
+    empty list means no run has a finished chunk, and no views are created. The
+    connection can read these runs' parts and nothing else (:func:`new_connection`); a
+    damaged part raises :class:`logs.DamagedLogError` naming it.
     """
-    con = new_connection()
-    included = [
-        i for i, d in enumerate(run_dirs) if all(_parts(d, t) is not None for t in logs.TABLES)
-    ]
+    parts = [{t: _parts(d, t) for t in logs.TABLES} for d in run_dirs]
+    included = [i for i, p in enumerate(parts) if all(p.values())]
+    con = new_connection([f for i in included for files in parts[i].values() for f in files])
     if not included:
         return con, included
     for table in logs.TABLES:
         selects = []
         for i in included:
-            src = f"read_parquet('{_parts(run_dirs[i], table)}')"
+            src = f"read_parquet({parquet_list(parts[i][table])})"
             if table == "games":
                 rules = manifests[i].get("rules", {})
                 cp = _q(str(rules.get("card_points", "classic")))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import polars as pl
@@ -15,11 +15,31 @@ from ..rules import Rules
 from ..transcript import narrate
 from . import ledger
 from .logs import ACTION_TYPES
+from .query import check_parts, damage_from
 from .run import read_manifest
 
 
 class ReplayMismatch(RuntimeError):
     """The log and the engine disagree."""
+
+
+def _read(
+    run_dir: Path, table: str, select: Callable[[pl.LazyFrame], pl.LazyFrame]
+) -> pl.DataFrame:
+    """``select`` over one table of the run; DamagedLogError naming a damaged part.
+
+    Footers are checked first (a truncated or overwritten part); damage inside a part
+    shows only when polars decodes it, and then the parts are read one by one to name it.
+    """
+    files = ledger.table_files(run_dir, table)
+    check_parts(run_dir, files)
+    try:
+        return select(pl.scan_parquet(files)).collect()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        damage = damage_from(run_dir, files, exc)
+        if damage is None:
+            raise
+        raise damage from None
 
 
 def replay(run_dir: Path, game_id: int) -> Iterator[str]:
@@ -28,25 +48,18 @@ def replay(run_dir: Path, game_id: int) -> Iterator[str]:
     rules_d = dict(manifest["rules"])
     rules_d["bet_values"] = tuple(rules_d["bet_values"])
     rules = Rules(**rules_d)
-    games = ledger.read_table(run_dir, "games").filter(pl.col("game_id") == game_id).collect()
+    games = _read(run_dir, "games", lambda t: t.filter(pl.col("game_id") == game_id))
     if games.height == 0:
         raise ValueError(f"game {game_id} is not in {run_dir} (unfinished chunk or bad id)")
     game_row = games.row(0, named=True)
-    moves = (
-        ledger.read_table(run_dir, "moves")
-        .filter(pl.col("game_id") == game_id)
-        .sort("round", "turn")
-        .collect()
+    moves = _read(
+        run_dir, "moves", lambda t: t.filter(pl.col("game_id") == game_id).sort("round", "turn")
     )
     if moves.height == 0:
         raise ValueError(f"run {run_dir} has no move log for game {game_id} (--no-log-moves?)")
-    rounds = (
-        ledger.read_table(run_dir, "rounds")
-        .filter(pl.col("game_id") == game_id)
-        .sort("round")
-        .collect()
-        .to_dicts()
-    )
+    rounds = _read(
+        run_dir, "rounds", lambda t: t.filter(pl.col("game_id") == game_id).sort("round")
+    ).to_dicts()
     game = Game(rules, seed=int(manifest["seed"]), game_id=int(game_row["deal_id"]))
     if int(game.state_array[S_SEED]) != int(game_row["deal_seed"]):
         raise ReplayMismatch(f"game {game_id}: deal seed differs from the engine's")
