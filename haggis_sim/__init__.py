@@ -1,21 +1,60 @@
 """haggis-sim: play Haggis exactly by the rules, fast, and measure strategies and variants.
 
 The public API is a thin typed layer over the compiled engine in :mod:`haggis_sim.engine`.
+Its names are imported on first use (``hs.Game`` loads the engine), so that tools which
+only need a corner of the package, such as ``haggis-sim --help``, start fast.
 """
 
 from __future__ import annotations
 
-from ._cache import compiled_cache
+import importlib
+from typing import TYPE_CHECKING, Any
 
-with compiled_cache():
+__version__ = "0.1.0"
+
+# public name -> the module that defines it
+_API = {
+    "kernel": "haggis_sim.kernel",
+    "Cards": "haggis_sim.cards",
+    "parse_cards": "haggis_sim.cards",
+    "Combo": "haggis_sim.combos",
+    "beats": "haggis_sim.combos",
+    "legal_plays": "haggis_sim.combos",
+    "readings": "haggis_sim.combos",
+    "IllegalAction": "haggis_sim.errors",
+    "Action": "haggis_sim.position",
+    "Game": "haggis_sim.position",
+    "Observation": "haggis_sim.position",
+    "Round": "haggis_sim.position",
+    "RoundResult": "haggis_sim.position",
+    "game_seed": "haggis_sim.position",
+    "PRESETS": "haggis_sim.presets",
+    "Rules": "haggis_sim.rules",
+}
+
+if TYPE_CHECKING:
     from . import kernel
     from .cards import Cards, parse_cards
     from .combos import Combo, beats, legal_plays, readings
     from .errors import IllegalAction
     from .position import Action, Game, Observation, Round, RoundResult, game_seed
-    from .rules import PRESETS, Rules
+    from .presets import PRESETS
+    from .rules import Rules
 
-__version__ = "0.1.0"
+
+def __getattr__(name: str) -> Any:
+    module = _API.get(name)
+    if module is None:
+        raise AttributeError(f"module 'haggis_sim' has no attribute {name!r}")
+    loaded = importlib.import_module(module)
+    value = loaded if name == "kernel" else getattr(loaded, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_API])
+
 
 __all__ = [
     "PRESETS",

@@ -8,13 +8,13 @@ compiled sources makes any change recompile everything once, and never mix versi
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-import numba
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 #: every module that defines numba-compiled functions (tests check this list is complete)
@@ -34,6 +34,8 @@ COMPILED_SOURCES = (
 
 
 def source_hash() -> str:
+    import numba
+
     digest = hashlib.sha256(numba.__version__.encode())
     for rel in COMPILED_SOURCES:
         path = ROOT / rel
@@ -50,16 +52,43 @@ def cache_dir() -> Path:
     return Path(base) / f"numba-{source_hash()}"
 
 
-_DIR = str(cache_dir())
+@functools.cache
+def _dir() -> str:
+    return str(cache_dir())
 
 
 @contextmanager
 def compiled_cache() -> Iterator[None]:
     """Within this block, ``@njit(cache=True)`` functions cache under :func:`cache_dir`."""
+    import numba
+
     config = numba.config
     previous = getattr(config, "CACHE_DIR", "")
-    setattr(config, "CACHE_DIR", _DIR)  # noqa: B010 - numba.config is a module of settings
+    setattr(config, "CACHE_DIR", _dir())  # noqa: B010 - numba.config is a module of settings
     try:
         yield
     finally:
         setattr(config, "CACHE_DIR", previous)  # noqa: B010
+
+
+def njit(*args: Any, **options: Any) -> Any:
+    """``numba.njit`` with ``cache=True``, caching under :func:`cache_dir`.
+
+    Every compiled module decorates with this instead of numba's own ``njit``, so its
+    functions cache in the right place however the module is first imported (numba
+    reads the cache folder when a function is decorated), and numba itself is imported
+    only by modules that compile code, not by ``import haggis_sim``.
+    """
+    import numba
+
+    options.setdefault("cache", True)
+
+    def decorate(fn: Callable[..., Any]) -> Any:
+        with compiled_cache():
+            return numba.njit(**options)(fn)
+
+    if len(args) == 1 and callable(args[0]) and not options.keys() - {"cache"}:
+        return decorate(args[0])
+    if args:
+        raise TypeError("njit takes the function, or keyword options only")
+    return decorate

@@ -9,6 +9,7 @@ private modules.
 
 from __future__ import annotations
 
+from ._cache import njit
 from .engine import layout
 from .engine.bits import lowest_bit, popcount
 from .engine.layout import (
@@ -62,6 +63,7 @@ from .engine.rng import below, derive, new_stream, next_u64, uniform
 from .engine.state import apply_action, can_bet, card_points, legal_actions, observe
 
 __all__ = [
+    "njit",
     "BET_VALUES",
     "CARDS_MASK",
     "FACE_SHIFT",

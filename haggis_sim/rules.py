@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from .engine import layout as L
+from .presets import PRESETS
 
-PRESETS = ("classic", "revised", "revised-split", "deluxe", "aid", "haggish")
 DEFAULT_PRESET = "revised"
 
 # the value names of each choice flag, defined once in the engine's layout: the engine

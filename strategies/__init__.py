@@ -6,12 +6,8 @@ Only the public API of :mod:`haggis_sim` (and its compiled surface
 
 from __future__ import annotations
 
-from haggis_sim._cache import compiled_cache
-
+from . import kernels
 from .base import Param, Strategy, StrategyError, parse_spec
-
-with compiled_cache():
-    from . import kernels
 from .builtin import (
     BUILTIN,
     CompiledStrategy,

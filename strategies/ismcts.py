@@ -19,9 +19,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit, objmode
+from numba import objmode
 
 from haggis_sim import kernel as K
+from haggis_sim.kernel import njit
 
 from .simple_kernels import greedy_act
 

@@ -7,7 +7,8 @@ output), its float64 parameters and its own splitmix64 stream.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from haggis_sim.kernel import njit
 
 from .ismcts import mcts_act
 from .simple_kernels import (

@@ -7,10 +7,10 @@ output), its float64 parameters and its own splitmix64 stream.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from haggis_sim import kernel as K
 from haggis_sim.engine.state import random_action
+from haggis_sim.kernel import njit
 
 # Parameter slots: each kernel's parameter names in the order of its float64 array.
 # ``Strategy.param_array`` places every parameter by name through these tuples

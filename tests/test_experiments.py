@@ -17,15 +17,15 @@ from scipy.stats import t as student_t
 from typer.testing import CliRunner
 
 from haggis_sim.analytics.compare import compare_runs, compare_section_html
-from haggis_sim.analytics.experiment import (
+from haggis_sim.cli import app
+from haggis_sim.experiment import (
     ExperimentError,
     load_experiment,
     parse_experiment,
     run_experiment,
 )
-from haggis_sim.cli import app
+from haggis_sim.logs import ledger
 from haggis_sim.rules import Rules
-from haggis_sim.runner import ledger
 from haggis_sim.runner.run import RunConfig, execute
 
 REPO = Path(__file__).resolve().parent.parent

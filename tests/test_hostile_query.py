@@ -19,12 +19,12 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from haggis_sim.analytics.report import build_tables
+from haggis_sim.analytics.replay import replay
 from haggis_sim.analytics.sections import connect_runs
 from haggis_sim.cli import app
-from haggis_sim.runner import logs
-from haggis_sim.runner.query import QueryError, connect, new_connection, read_only_statement
-from haggis_sim.runner.replay import replay
+from haggis_sim.logs import ledger
+from haggis_sim.logs.query import QueryError, connect, new_connection, read_only_statement
+from haggis_sim.report import build_tables
 
 runner = CliRunner()
 REFUSED = "one read-only statement"
@@ -120,7 +120,7 @@ def test_no_file_outside_the_run_can_be_read(runs: dict[str, Path], tmp_path: Pa
     secret = tmp_path / "secret.txt"
     secret.write_text("TOPSECRET-1234\n")
     other = runs["other"]
-    other_part = logs.table_files(other, "games")[0]
+    other_part = ledger.table_files(other, "games")[0]
     other_ids = pl.read_parquet(other_part)["deal_seed"].cast(pl.String).to_list()
     for sql in (
         f"SELECT content FROM read_text('{secret}')",
@@ -197,7 +197,7 @@ def test_library_connections_are_confined(runs: dict[str, Path], tmp_path: Path)
             f"SELECT * FROM read_text('{secret}')",
             f"COPY (SELECT 1) TO '{tmp_path / 'x.csv'}'",
             f"ATTACH '{tmp_path / 'x.duckdb'}' AS x",
-            f"SELECT * FROM read_parquet('{logs.table_files(other, 'games')[0]}')",
+            f"SELECT * FROM read_parquet('{ledger.table_files(other, 'games')[0]}')",
             "INSTALL httpfs",
             "LOAD httpfs",
             "SELECT * FROM secret_frame",
@@ -252,7 +252,7 @@ def test_a_bad_memory_setting_is_one_line(
 
 
 def test_to_writes_csv_and_parquet(runs: dict[str, Path], tmp_path: Path) -> None:
-    games = pl.read_parquet(logs.table_files(runs["a"], "games"))
+    games = pl.read_parquet(ledger.table_files(runs["a"], "games"))
     sql = "SELECT game_id, winner, strategy_0 FROM games ORDER BY game_id"
     for name in ("g.csv", "g.parquet"):
         res = invoke("query", str(runs["a"]), sql, "--to", str(tmp_path / name))
@@ -296,7 +296,7 @@ def test_to_in_a_bad_place_is_one_line(runs: dict[str, Path], tmp_path: Path) ->
     )
     one_line_error(invoke("query", str(run), "SELECT 1", "--to", "/proc/x.csv"), "cannot write")
     one_line_error(invoke("query", str(run), "SELECT 1", "--to", str(tmp_path)))
-    part = logs.table_files(run, "games")[0]
+    part = ledger.table_files(run, "games")[0]
     one_line_error(
         invoke("query", str(run), "SELECT 1", "--to", str(part), "--force"), "inside the run"
     )
@@ -343,7 +343,7 @@ def scramble_middle(path: Path) -> None:
     [("moves", truncate_half), ("games", garble), ("moves", scramble_middle)],
 )
 def test_damaged_part_is_named_by_query_and_replay(run_copy: Path, table: str, damage: Any) -> None:
-    part = logs.table_files(run_copy, table)[1]  # games 10-19
+    part = ledger.table_files(run_copy, table)[1]  # games 10-19
     damage(part)
     want = f"damaged log file {part}"
     sql = "SELECT sum(cards) AS c FROM moves" if table == "moves" else "SELECT * FROM games"
@@ -357,7 +357,7 @@ def test_damaged_part_is_named_by_query_and_replay(run_copy: Path, table: str, d
 def test_damaged_part_is_named_by_report_and_compare(
     runs: dict[str, Path], run_copy: Path, damage: Any
 ) -> None:
-    part = logs.table_files(run_copy, "moves")[0]
+    part = ledger.table_files(run_copy, "moves")[0]
     damage(part)
     with pytest.raises(logs.DamagedLogError, match=f"damaged log file {part}"):
         build_tables([run_copy], [{}])

@@ -21,13 +21,13 @@ from typer.testing import CliRunner
 
 from haggis_sim.analytics import report as R
 from haggis_sim.analytics import sections as S
-from haggis_sim.analytics.experiment import (
+from haggis_sim.cli import app
+from haggis_sim.experiment import (
     ExperimentError,
     check_experiment_out,
     load_experiment,
     run_experiment,
 )
-from haggis_sim.cli import app
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]

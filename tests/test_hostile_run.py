@@ -22,8 +22,8 @@ import pytest
 from typer.testing import CliRunner
 
 from haggis_sim.cli import app
-from haggis_sim.runner import ledger
-from haggis_sim.runner.logs import DamagedLogError
+from haggis_sim.logs import ledger
+from haggis_sim.logs.schema import DamagedLogError
 from haggis_sim.runner.plan import FIRST_CHUNK, ChunkPlanner, RateMeter
 from haggis_sim.runner.pool import local_workers
 

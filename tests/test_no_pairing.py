@@ -16,7 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from haggis_sim.analytics.compare import compare_runs, compare_section_html
-from haggis_sim.analytics.experiment import (
+from haggis_sim.cli import app
+from haggis_sim.experiment import (
     best_line,
     parse_experiment,
     result_rows,
@@ -24,7 +25,6 @@ from haggis_sim.analytics.experiment import (
     summarize,
     summary_markdown,
 )
-from haggis_sim.cli import app
 
 runner = CliRunner()
 TINY = ["--games", "12", "--chunk-size", "6", "--jobs", "1", "--quiet", "--seed", "4"]

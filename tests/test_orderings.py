@@ -26,8 +26,8 @@ from haggis_sim.engine import record as R
 from haggis_sim.engine import state as S
 from haggis_sim.engine.moves import generate, move_length, move_rank, move_type, move_width
 from haggis_sim.engine.rng import new_stream
+from haggis_sim.logs import schema as logs
 from haggis_sim.rules import CHOICES, Rules
-from haggis_sim.runner import logs
 from strategies import ismcts, kernels
 from strategies import simple_kernels as SK
 from strategies.base import Param

@@ -20,9 +20,9 @@ import pytest
 from scipy.stats import binomtest
 from typer.testing import CliRunner
 
-from haggis_sim.analytics import stats
-from haggis_sim.analytics.report import build_report
+from haggis_sim import stats
 from haggis_sim.cli import app
+from haggis_sim.report import build_report
 from haggis_sim.rules import Rules
 from haggis_sim.runner.run import RunConfig, create_run, execute
 

@@ -25,10 +25,10 @@ import pytest
 from typer.testing import CliRunner
 
 import haggis_sim
+from haggis_sim.analytics.replay import ReplayMismatch, replay
 from haggis_sim.cli import app
+from haggis_sim.logs import ledger
 from haggis_sim.position import game_seed
-from haggis_sim.runner import ledger
-from haggis_sim.runner.replay import ReplayMismatch, replay
 
 KEYS = {"games": ["game_id"], "rounds": ["game_id", "round"], "moves": ["game_id", "round", "turn"]}
 HAND = 17  # 14 suit cards + J Q K, with 2 and with 3 players

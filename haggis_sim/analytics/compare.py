@@ -24,9 +24,9 @@ import numpy as np
 import polars as pl
 from scipy.stats import t as student_t
 
-from ..runner import ledger
-from ..runner.query import check_parts, connect, damage_from
-from ..runner.run import read_manifest
+from ..logs import ledger
+from ..logs.manifest import read_manifest
+from ..logs.query import check_parts, connect, damage_from
 
 SOURCES = ("going_out", "cards", "bets", "bonus")
 

@@ -24,10 +24,11 @@ import duckdb
 import numpy as np
 import polars as pl
 
+from .. import stats
 from ..engine import layout as L
-from ..runner import ledger, logs
-from ..runner.query import check_parts, new_connection, parquet_list
-from . import stats
+from ..logs import ledger
+from ..logs import schema as logs
+from ..logs.query import check_parts, new_connection, parquet_list
 
 HAND = 17  # cards dealt to each seat: 14 suit cards + J, Q, K
 

@@ -9,8 +9,8 @@ width, length): the highest-ranked reading of that card set (RULES.md 2.3).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .._cache import njit
 from .bits import lowest_bit, popcount
 from .layout import (
     CARDS_MASK,

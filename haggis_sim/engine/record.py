@@ -8,8 +8,7 @@ these same functions, so their logs are identical.
 
 from __future__ import annotations
 
-from numba import njit
-
+from .._cache import njit
 from .bits import popcount
 from .layout import (
     CARDS_MASK,

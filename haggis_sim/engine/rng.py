@@ -8,7 +8,8 @@ worker or the chunk. A generator state is a one-element ``uint64`` array.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .._cache import njit
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 M1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -9,8 +9,8 @@ performs an action already known to be legal.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .._cache import njit
 from .bits import popcount
 from .layout import (
     BC_TOURNAMENT,

@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from strategies import CompiledStrategy, Strategy, is_compiled
 from strategies.kernels import act as compiled_act
 from strategies.simple_kernels import hand_strength
 
+from .._cache import njit
 from ..engine import layout as L
 from ..engine import record as R
 from ..engine import state as S

@@ -9,9 +9,6 @@ ledger (:mod:`.ledger`), one line per chunk, and verified against the files on r
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 import shlex
 import sys
 import time
@@ -25,19 +22,23 @@ import numpy as np
 from strategies import Strategy, make
 
 from .. import __version__
+from ..logs import ledger
+from ..logs import schema as logs
+from ..logs.manifest import (
+    MANIFEST,
+    MANIFEST_FORMAT,
+    config_digest,
+    read_manifest,
+    write_manifest,
+)
 from ..rules import Rules
-from . import ledger, logs
 from .chunk import play_chunk
 from .plan import ChunkPlanner, format_duration
 from .pool import DaskPool, InlinePool, LokyPool, Pool, check_backend, local_workers
 from .seating import SEAT_MODES, games_per_deal
 
 BACKENDS = ("loky", "dask")
-MANIFEST = "manifest.json"
-MANIFEST_FORMAT = 2
 MAX_GAMES = 2**32 - 1  # game ids are logged as UInt32
-# the settings that decide a run's games: the digest covers exactly these
-GAME_KEYS = ("strategies", "games", "rules", "seed", "seats", "log_moves")
 # what a resume may change: how the games are executed, never which games
 RESUME_KEYS = ("jobs", "backend", "scheduler", "chunk_size")
 
@@ -100,16 +101,6 @@ class RunConfig:
         return config_digest(asdict(self))
 
 
-def config_digest(config: dict[str, Any]) -> str:
-    """SHA-256 over the game-deciding keys of a config dict (canonical JSON)."""
-    try:
-        chosen = {k: config[k] for k in GAME_KEYS}
-    except KeyError as exc:
-        raise RunError(f"the run configuration lacks {exc.args[0]!r}") from None
-    text = json.dumps(chosen, sort_keys=True, separators=(",", ":"), default=list)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 @dataclass
 class ChunkResult:
     """What a worker reports for a chunk it has written."""
@@ -159,26 +150,6 @@ def run_chunk(config: dict[str, Any], run_dir: str, start: int, stop: int) -> Ch
         logs.write_bytes_atomic(data, out / table / name)
         files[table] = ledger.PartFile(frame.height, len(data), ledger.digest(data))
     return ChunkResult(start, stop, len(result.moves), time.perf_counter() - t0, files)
-
-
-def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
-    tmp = run_dir / f".{MANIFEST}.tmp"
-    tmp.write_text(json.dumps(manifest, indent=2))
-    os.replace(tmp, run_dir / MANIFEST)
-
-
-def read_manifest(run_dir: Path) -> dict[str, Any]:
-    """The manifest of a run folder; RunError (one line) if it is missing or unreadable."""
-    path = run_dir / MANIFEST
-    if not path.is_file():
-        raise RunError(f"{run_dir} is not a haggis-sim run (no {MANIFEST})")
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RunError(f"{path} cannot be read: {exc}") from None
-    if not isinstance(data, dict):
-        raise RunError(f"{path} is not a haggis-sim manifest (not a JSON object)")
-    return data
 
 
 def verified_config(run_dir: Path, manifest: dict[str, Any]) -> RunConfig:

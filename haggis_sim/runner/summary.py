@@ -14,8 +14,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..analytics.stats import wilson
-from . import ledger
+from ..logs import ledger
+from ..stats import wilson
 
 
 @dataclass(frozen=True)

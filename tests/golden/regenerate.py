@@ -38,8 +38,9 @@ import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
 import haggis_sim as hs  # noqa: E402
-from haggis_sim.runner import ledger, logs  # noqa: E402
-from haggis_sim.runner.replay import replay  # noqa: E402
+from haggis_sim.analytics.replay import replay  # noqa: E402
+from haggis_sim.logs import ledger  # noqa: E402
+from haggis_sim.logs import schema as logs  # noqa: E402
 from haggis_sim.runner.run import RunConfig, execute  # noqa: E402
 from strategies import Strategy, registry  # noqa: E402
 

@@ -11,14 +11,13 @@ from typing import Annotated
 
 import typer
 
-from .cli import app, fail
+from .common import fail
 
 
 def _console_width() -> int | None:
     return None if sys.stdout.isatty() else 120
 
 
-@app.command()
 def experiment(
     file: Annotated[
         Path, typer.Argument(help="An experiment file (TOML), e.g. experiments/x.toml.")
@@ -36,8 +35,8 @@ def experiment(
     from rich.console import Console
     from rich.table import Table
 
-    from .analytics.compare import METRICS
-    from .analytics.experiment import (
+    from ..analytics.compare import METRICS
+    from ..experiment import (
         ROW_HEADER,
         ExperimentError,
         best_line,
@@ -45,8 +44,8 @@ def experiment(
         result_rows,
         run_experiment,
     )
-    from .analytics.report import is_interrupt
-    from .runner.chunk import StrategyActionError
+    from ..report import is_interrupt
+    from ..runner.chunk import StrategyActionError
 
     if jobs < 0:
         raise fail(f"--jobs must be 0 (all cores) or more, got {jobs}")
@@ -107,7 +106,7 @@ def _ours(path: Path) -> bool:
 
 def check_html_out(path: Path) -> None:
     """Refuse (one line, exit 2) an ``--html`` path that is not new or a fragment we wrote."""
-    from .analytics.report import ReportError, check_parents
+    from ..report import ReportError, check_parents
 
     if path.is_symlink() or path.is_dir():
         raise fail(f"--html {path} is a folder or a link, not a file")
@@ -142,7 +141,6 @@ def write_html(path: Path, text: str) -> None:
         raise fail(f"cannot write --html {path}: {exc.strerror or exc}") from None
 
 
-@app.command()
 def compare(
     run_a: Annotated[Path, typer.Argument(help="Run folder A (the baseline).")],
     run_b: Annotated[Path, typer.Argument(help="Run folder B.")],
@@ -159,8 +157,8 @@ def compare(
     from rich.console import Console
     from rich.table import Table
 
-    from .analytics.compare import compare_runs, compare_section_html, fmt_interval, fmt_value
-    from .analytics.report import is_interrupt
+    from ..analytics.compare import compare_runs, compare_section_html, fmt_interval, fmt_value
+    from ..report import is_interrupt
 
     for run_dir in (run_a, run_b):
         if not (run_dir / "manifest.json").is_file():

@@ -32,11 +32,8 @@ import polars as pl
 
 from strategies import make, parse_spec
 
-from .. import __version__
-from ..rules import PRESETS, Rules
-from ..runner.run import MANIFEST, RunConfig, execute, read_manifest
-from ..runner.seating import SEAT_MODES
-from .compare import (
+from . import __version__
+from .analytics.compare import (
     ENTRY_METRICS,
     METRICS,
     PAIRING_METRICS,
@@ -54,6 +51,10 @@ from .compare import (
     no_pairing_note,
     same_deals,
 )
+from .logs.manifest import MANIFEST, read_manifest
+from .rules import PRESETS, Rules
+from .runner.run import RunConfig, execute
+from .runner.seating import SEAT_MODES
 
 
 class ExperimentError(ValueError):

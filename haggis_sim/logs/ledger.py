@@ -27,7 +27,7 @@ from pathlib import Path
 
 import polars as pl
 
-from .logs import TABLES, DamagedLogError
+from .schema import TABLES, DamagedLogError
 
 LEDGER = "parts.jsonl"
 PART_GLOB = "part-*.parquet"

@@ -26,10 +26,10 @@ from typing import Any, Literal
 import duckdb
 import polars as pl
 
-from .. import __version__
-from ..runner import ledger
-from ..runner.run import MANIFEST
-from . import sections as S
+from . import __version__
+from .analytics import sections as S
+from .logs import ledger
+from .logs.manifest import MANIFEST
 
 Format = Literal["html", "png"]
 OutState = Literal["new", "empty", "replace"]

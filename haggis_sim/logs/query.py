@@ -27,7 +27,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import ledger, logs
+from . import ledger
+from . import schema as logs
 
 ALLOWED = (
     "query takes one read-only statement: SELECT, WITH ... SELECT, VALUES, FROM ..., "

@@ -1,4 +1,4 @@
-"""The ``haggis-sim report`` command (registered on :data:`haggis_sim.cli.app`)."""
+"""``haggis-sim report``: build a report folder from runs, never over a user's files."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ from typing import Annotated
 
 import typer
 
-from .cli import app, fail
+from .common import fail
 
 
-@app.command()
 def report(
     runs: Annotated[list[Path], typer.Argument(help="One or more run folders.")],
     out: Annotated[
@@ -37,7 +36,7 @@ def report(
     Refuses an --out that exists and is not an earlier report (a run folder, a folder
     with other files, a file); nothing is written unless the whole report is.
     """
-    from .analytics.report import (
+    from ..report import (
         ReportError,
         build_report,
         check_out,
@@ -48,7 +47,7 @@ def report(
 
     if fmt not in ("html", "png"):
         raise fail(f"--format must be html or png, got {fmt!r}")
-    from .runner.logs import DamagedLogError
+    from ..logs.schema import DamagedLogError
 
     t0 = time.perf_counter()
     try:

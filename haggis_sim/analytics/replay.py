@@ -10,13 +10,13 @@ import polars as pl
 from ..engine.layout import S_SEED
 from ..engine.record import pack_logged_action
 from ..errors import IllegalAction
+from ..logs import ledger
+from ..logs.manifest import read_manifest
+from ..logs.query import check_parts, damage_from
+from ..logs.schema import ACTION_TYPES
 from ..position import Game, RoundResult
 from ..rules import Rules
 from ..transcript import narrate
-from . import ledger
-from .logs import ACTION_TYPES
-from .query import check_parts, damage_from
-from .run import read_manifest
 
 
 class ReplayMismatch(RuntimeError):

@@ -1,0 +1,98 @@
+"""What every command shares: the one-line error, and parsing of common options.
+
+Nothing heavy is imported here: ``haggis-sim --help`` must start fast, so the rules
+engine, numba and the data libraries are imported inside the commands that use them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ..presets import PRESETS
+
+if TYPE_CHECKING:
+    from ..rules import Rules
+
+
+def fail(message: str) -> typer.Exit:
+    """Print one clear error line and return the exit (status 2) to raise."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code=2)
+
+
+def parse_rule_overrides(items: list[str]) -> dict[str, object]:
+    """Turn ``FLAG=VALUE`` strings into typed keyword overrides for :meth:`Rules.preset`."""
+    from ..rules import Rules
+
+    known = Rules.flag_names()
+    out: dict[str, object] = {}
+    for item in items:
+        if "=" not in item:
+            raise ValueError(f"--rule takes FLAG=VALUE, got {item!r}")
+        key, value = (x.strip() for x in item.split("=", 1))
+        if key not in known:
+            raise ValueError(f"unknown rule flag {key!r}; known: {', '.join(known)}")
+        if key == "bet_values":
+            try:
+                out[key] = tuple(int(v) for v in value.replace("/", ",").split(",") if v)
+            except ValueError:
+                raise ValueError(f"bet_values takes numbers like 5,15,30; got {value!r}") from None
+        elif key in ("first_out_bonus", "target_score", "rounds"):
+            try:
+                out[key] = int(value)
+            except ValueError:
+                raise ValueError(f"rule flag {key} takes an integer; got {value!r}") from None
+        else:
+            out[key] = value
+    return out
+
+
+def build_rules(preset: str, players: int, overrides: list[str]) -> Rules:
+    """Rules from CLI options; ValueError with a readable message on bad input."""
+    from ..rules import Rules
+
+    return Rules.preset(preset, players=players, **parse_rule_overrides(overrides))
+
+
+def parse_games(text: str) -> int:
+    """``1e6``, ``250000`` or ``250_000`` as a positive integer; ValueError otherwise."""
+    t = text.strip().replace("_", "")
+    try:
+        value = int(t) if re.fullmatch(r"[+-]?\d+", t) else float(t)
+    except ValueError:
+        raise ValueError(
+            f"--games must be a number like 1000, 1e6 or 250_000, got {text!r}"
+        ) from None
+    if isinstance(value, float) and not value.is_integer():
+        raise ValueError(f"--games must be a whole number, got {text!r}")
+    if value <= 0:
+        raise ValueError(f"--games must be positive, got {text!r}")
+    return int(value)
+
+
+def split_strategies(text: str) -> list[str]:
+    """Split ``a,b:k=v,k2=v2,c`` into specs: a ``k=v`` item belongs to the spec before it."""
+    specs: list[str] = []
+    for item in (x.strip() for x in text.split(",")):
+        if not item:
+            raise ValueError(f"empty strategy in --strategies {text!r}")
+        if "=" in item and ":" not in item and specs:
+            specs[-1] += "," + item
+        else:
+            specs.append(item)
+    return specs
+
+
+def quiet_terminal() -> bool:
+    return bool(os.environ.get("CI")) or not sys.stderr.isatty()
+
+
+RulesOpt = Annotated[str, typer.Option("--rules", help=f"Rules preset: {', '.join(PRESETS)}.")]
+RuleOpt = Annotated[
+    list[str] | None, typer.Option("--rule", help="Override a rule flag: FLAG=VALUE (repeatable).")
+]

@@ -1,0 +1,67 @@
+"""``haggis-sim query`` and ``replay``: read a run's logs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .common import fail
+
+
+def query(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder.")],
+    sql: Annotated[
+        str, typer.Argument(help="One read-only SQL statement over the views games, rounds, moves.")
+    ],
+    to: Annotated[
+        Path | None, typer.Option("--to", help="Write the result to a .csv or .parquet file.")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace the --to file if it already exists.")
+    ] = False,
+) -> None:
+    """Run one read-only DuckDB SQL statement over a run's Parquet logs.
+
+    The statement can read the run's games, rounds and moves and nothing else: no other
+    file, no network, no extension, and it cannot change anything (see the README).
+    """
+    import duckdb
+
+    from ..logs.query import run_query
+
+    if not (run_dir / "manifest.json").exists():
+        raise fail(f"{run_dir} is not a haggis-sim run folder (no manifest.json)")
+    if not sql.strip():
+        raise fail("the SQL query is empty")
+    try:
+        shown = run_query(run_dir, sql, to, force=force)
+    except (duckdb.Error, ValueError, OSError) as exc:  # QueryError, DamagedLogError, no parts
+        raise fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+    if to is not None:
+        typer.echo(f"wrote {to}")
+    else:
+        typer.echo(shown, nl=False)
+
+
+def replay(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder.")],
+    game_id: Annotated[int, typer.Argument(help="The game to replay.")],
+) -> None:
+    """Re-play a logged game through the engine and print it trick by trick.
+
+    Fails (exit status 1) at the first point where the log and the engine disagree.
+    """
+    from ..analytics.replay import ReplayMismatch
+    from ..analytics.replay import replay as do_replay
+    from ..runner.run import RunError
+
+    try:
+        for line in do_replay(run_dir, game_id):
+            typer.echo(line)
+    except (RunError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    except ReplayMismatch as exc:
+        typer.echo(f"REPLAY MISMATCH: {exc}", err=True)
+        raise typer.Exit(code=1) from None
