@@ -23,6 +23,7 @@ from haggis_sim.analytics.replay import replay
 from haggis_sim.analytics.sections import connect_runs
 from haggis_sim.cli import app
 from haggis_sim.logs import ledger
+from haggis_sim.logs import schema as logs
 from haggis_sim.logs.query import QueryError, connect, new_connection, read_only_statement
 from haggis_sim.report import build_tables
 
