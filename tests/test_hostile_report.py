@@ -19,7 +19,7 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-from haggis_sim.analytics import report as R
+from haggis_sim import report as R
 from haggis_sim.analytics import sections as S
 from haggis_sim.cli import app
 from haggis_sim.experiment import (
