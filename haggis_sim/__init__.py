@@ -22,6 +22,7 @@ _API = {
     "legal_plays": "haggis_sim.combos",
     "readings": "haggis_sim.combos",
     "IllegalAction": "haggis_sim.errors",
+    "InputError": "haggis_sim.errors",
     "Action": "haggis_sim.position",
     "Game": "haggis_sim.position",
     "Observation": "haggis_sim.position",
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from . import kernel
     from .cards import Cards, parse_cards
     from .combos import Combo, beats, legal_plays, readings
-    from .errors import IllegalAction
+    from .errors import IllegalAction, InputError
     from .position import Action, Game, Observation, Round, RoundResult, game_seed
     from .presets import PRESETS
     from .rules import Rules
@@ -63,6 +64,7 @@ __all__ = [
     "Combo",
     "Game",
     "IllegalAction",
+    "InputError",
     "Observation",
     "Round",
     "RoundResult",

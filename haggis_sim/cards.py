@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .engine.layout import FACE_SHIFT, SUIT_ALL
+from .errors import InputError
 
 RANK_CHARS = "23456789T"
 SUIT_CHARS = "abcde"
@@ -138,14 +139,14 @@ def parse_cards(text: str | Cards) -> Cards:
     if isinstance(text, Cards):
         return text
     if not isinstance(text, str):
-        raise ValueError(f"cards must be given as text, not {type(text).__name__}")
+        raise InputError(f"cards must be given as text, not {type(text).__name__}")
     suits = 0
     faces = [0, 0, 0]
     for token in text.replace(",", " ").split():
         if token in FACE_CHARS:
             f = FACE_CHARS.index(token)
             if faces[f]:
-                raise ValueError(f"duplicate card {token!r} in {text!r}")
+                raise InputError(f"duplicate card {token!r} in {text!r}")
             faces[f] = 1
             continue
         rank_txt, suit_txt = token[:-1], token[-1:]
@@ -153,13 +154,13 @@ def parse_cards(text: str | Cards) -> Cards:
             rank_txt = "T"
         if len(rank_txt) != 1 or rank_txt not in RANK_CHARS or suit_txt not in SUIT_CHARS:
             if rank_txt in FACE_CHARS:
-                raise ValueError(f"bad card {token!r} in {text!r}: face cards have no suit")
-            raise ValueError(
+                raise InputError(f"bad card {token!r} in {text!r}: face cards have no suit")
+            raise InputError(
                 f"bad card {token!r} in {text!r}: expected rank 2-9, T or 10 then suit a-e, "
                 "or J, Q, K"
             )
         bit = 1 << card_index(RANK_CHARS.index(rank_txt) + 2, SUIT_CHARS.index(suit_txt))
         if suits & bit:
-            raise ValueError(f"duplicate card {token!r} in {text!r}")
+            raise InputError(f"duplicate card {token!r} in {text!r}")
         suits |= bit
     return Cards(suits, faces[0], faces[1], faces[2])

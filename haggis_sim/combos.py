@@ -18,6 +18,7 @@ import numpy as np
 from .cards import Cards, parse_cards
 from .engine import layout as L
 from .engine import moves as M
+from .errors import InputError
 from .rules import Rules
 
 Kind = Literal["set", "sequence", "bomb"]
@@ -95,7 +96,7 @@ class Combo:
 def _hand_mask(cards: Cards | str, rules: Rules) -> int:
     cards = parse_cards(cards)
     if cards.highest_suit >= rules.n_suits:
-        raise ValueError(f"suit e is not in play with {rules.players} players: {cards}")
+        raise InputError(f"suit e is not in play with {rules.players} players: {cards}")
     return cards.relative_mask()
 
 
@@ -137,5 +138,5 @@ def legal_plays(hand: Cards | str, top: Combo | None, rules: Rules) -> list[Comb
 def kind_type(kind: str) -> int:
     """Engine type of a kind name; ValueError on an unknown name."""
     if kind not in _TYPE_OF_KIND:
-        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+        raise InputError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
     return _TYPE_OF_KIND[kind]

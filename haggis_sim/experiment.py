@@ -51,13 +51,14 @@ from .analytics.compare import (
     no_pairing_note,
     same_deals,
 )
+from .errors import InputError
 from .logs.manifest import MANIFEST, read_manifest
 from .rules import PRESETS, Rules
 from .runner.run import RunConfig, execute
 from .runner.seating import SEAT_MODES
 
 
-class ExperimentError(ValueError):
+class ExperimentError(InputError):
     """An experiment file that cannot be run: the message names the file and the key."""
 
 

@@ -17,7 +17,7 @@ from .cards import Cards, parse_cards
 from .combos import Combo, beats, kind_type, readings
 from .engine import layout as L
 from .engine import state as S
-from .errors import IllegalAction
+from .errors import IllegalAction, InputError
 from .rules import Rules
 
 Phase = Literal["play", "give_trick", "give_haggis", "round_over", "game_over"]
@@ -445,25 +445,25 @@ class Round(_Position):
         super().__init__(rules)
         n = rules.players
         if len(hands) != n:
-            raise ValueError(f"{n} players need {n} hands, got {len(hands)}")
+            raise InputError(f"{n} players need {n} hands, got {len(hands)}")
         if not isinstance(leader, int) or isinstance(leader, bool) or not 0 <= leader < n:
-            raise ValueError(f"bad leader {leader!r}: seats are 0..{n - 1}")
+            raise InputError(f"bad leader {leader!r}: seats are 0..{n - 1}")
         parsed = [parse_cards(h) for h in hands]
         hag = parse_cards(haggis)
         if hag.n_faces:
-            raise ValueError("the Haggis holds suit cards only")
+            raise InputError("the Haggis holds suit cards only")
         seen = 0
         masks = np.zeros(3, dtype=np.int64)
         for seat, cards in enumerate([*parsed, hag]):
             if cards.highest_suit >= rules.n_suits:
-                raise ValueError(f"suit e is not in play with {n} players: {cards}")
+                raise InputError(f"suit e is not in play with {n} players: {cards}")
             if cards.suits & seen:
                 dup = Cards(cards.suits & seen)
-                raise ValueError(f"card(s) {dup} appear in more than one hand or the Haggis")
+                raise InputError(f"card(s) {dup} appear in more than one hand or the Haggis")
             seen |= cards.suits
             if seat < n:
                 if len(cards) == 0:
-                    raise ValueError(f"seat {seat} has no cards")
+                    raise InputError(f"seat {seat} has no cards")
                 masks[seat] = cards.seat_mask(seat)
         S.start_round(self._st, masks, np.int64(hag.suits), leader, (leader + n - 1) % n)
 

@@ -28,6 +28,7 @@ import polars as pl
 
 from . import __version__
 from .analytics import sections as S
+from .errors import InputError
 from .logs import ledger
 from .logs.manifest import MANIFEST
 
@@ -36,7 +37,7 @@ OutState = Literal["new", "empty", "replace"]
 MARKER = ".haggis-sim-report.json"
 
 
-class ReportError(ValueError):
+class ReportError(InputError):
     """Bad input to the report: a missing folder, or a folder that is not a run."""
 
 

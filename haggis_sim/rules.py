@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .engine import layout as L
+from .errors import InputError
 from .presets import PRESETS
 
 DEFAULT_PRESET = "revised"
@@ -67,18 +68,18 @@ class Rules:
 
     def __post_init__(self) -> None:
         if self.players not in (2, 3):
-            raise ValueError(f"players must be 2 or 3, not {self.players!r}")
+            raise InputError(f"players must be 2 or 3, not {self.players!r}")
         for flag, allowed in CHOICES.items():
             value = getattr(self, flag)
             if value not in allowed:
-                raise ValueError(
+                raise InputError(
                     f"rule flag {flag} must be one of {', '.join(allowed)}; got {value!r}"
                 )
         bets = self.bet_values
         if not isinstance(bets, tuple) or any(b not in ALLOWED_BETS for b in bets):
-            raise ValueError(f"bet_values must be a subset of 5, 15, 30; got {bets!r}")
+            raise InputError(f"bet_values must be a subset of 5, 15, 30; got {bets!r}")
         if len(set(bets)) != len(bets):
-            raise ValueError(f"bet_values repeats a value: {bets!r}")
+            raise InputError(f"bet_values repeats a value: {bets!r}")
         for name, lo, hi in (
             ("first_out_bonus", 0, 100),
             ("target_score", 1, 100000),
@@ -86,7 +87,7 @@ class Rules:
         ):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-                raise ValueError(f"rule flag {name} must be an integer {lo}..{hi}; got {v!r}")
+                raise InputError(f"rule flag {name} must be an integer {lo}..{hi}; got {v!r}")
 
     @classmethod
     def flag_names(cls) -> tuple[str, ...]:
@@ -101,15 +102,15 @@ class Rules:
         preset does not allow.
         """
         if name not in PRESETS:
-            raise ValueError(f"unknown rules preset {name!r}; known: {', '.join(PRESETS)}")
+            raise InputError(f"unknown rules preset {name!r}; known: {', '.join(PRESETS)}")
         if players not in (2, 3):
-            raise ValueError(f"players must be 2 or 3, not {players!r}")
+            raise InputError(f"players must be 2 or 3, not {players!r}")
         if players not in _PRESET_PLAYERS.get(name, (2, 3)):
-            raise ValueError(f"preset {name!r} is for {_PRESET_PLAYERS[name][0]} players only")
+            raise InputError(f"preset {name!r} is for {_PRESET_PLAYERS[name][0]} players only")
         known = cls.flag_names()
         for key in overrides:
             if key not in known:
-                raise ValueError(f"unknown rule flag {key!r}; known: {', '.join(known)}")
+                raise InputError(f"unknown rule flag {key!r}; known: {', '.join(known)}")
         flags: dict[str, Any] = dict(_PRESET_FLAGS[name])
         if name == "classic":
             flags["first_out_bonus"] = 5 if players == 3 else 0
@@ -123,7 +124,7 @@ class Rules:
         known = self.flag_names()
         for key in overrides:
             if key not in known:
-                raise ValueError(f"unknown rule flag {key!r}; known: {', '.join(known)}")
+                raise InputError(f"unknown rule flag {key!r}; known: {', '.join(known)}")
         return replace(self, **overrides)
 
     @property

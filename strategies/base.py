@@ -18,11 +18,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 import haggis_sim as hs
+from haggis_sim.errors import InputError
 
 from .kernels import PARAM_CHOICES, PARAM_SLOTS
 
 
-class StrategyError(ValueError):
+class StrategyError(InputError):
     """An unknown strategy, or bad parameters for one."""
 
 

@@ -24,6 +24,7 @@ import numpy as np
 import polars as pl
 from scipy.stats import t as student_t
 
+from ..errors import InputError
 from ..logs import ledger
 from ..logs.manifest import read_manifest
 from ..logs.query import check_parts, connect, damage_from
@@ -84,14 +85,14 @@ def metric_column(metric: str, entry: int = 0) -> str:
         return f"{metric}_{entry}"
     if metric in GAME_METRICS:
         return metric
-    raise ValueError(f"unknown metric {metric!r}; known: {', '.join(METRICS)}")
+    raise InputError(f"unknown metric {metric!r}; known: {', '.join(METRICS)}")
 
 
 def _connect(run_dir: Path) -> duckdb.DuckDBPyConnection:
     try:
         return connect(run_dir)
     except FileNotFoundError as exc:
-        raise ValueError(f"{exc} (an empty or unfinished run)") from None
+        raise InputError(f"{exc} (an empty or unfinished run)") from None
 
 
 def _game_sql(players: int, n_entries: int) -> str:

@@ -9,7 +9,7 @@ import polars as pl
 
 from ..engine.layout import S_SEED
 from ..engine.record import pack_logged_action
-from ..errors import IllegalAction
+from ..errors import IllegalAction, InputError
 from ..logs import ledger
 from ..logs.manifest import read_manifest
 from ..logs.query import check_parts, damage_from
@@ -50,13 +50,13 @@ def replay(run_dir: Path, game_id: int) -> Iterator[str]:
     rules = Rules(**rules_d)
     games = _read(run_dir, "games", lambda t: t.filter(pl.col("game_id") == game_id))
     if games.height == 0:
-        raise ValueError(f"game {game_id} is not in {run_dir} (unfinished chunk or bad id)")
+        raise InputError(f"game {game_id} is not in {run_dir} (unfinished chunk or bad id)")
     game_row = games.row(0, named=True)
     moves = _read(
         run_dir, "moves", lambda t: t.filter(pl.col("game_id") == game_id).sort("round", "turn")
     )
     if moves.height == 0:
-        raise ValueError(f"run {run_dir} has no move log for game {game_id} (--no-log-moves?)")
+        raise InputError(f"run {run_dir} has no move log for game {game_id} (--no-log-moves?)")
     rounds = _read(
         run_dir, "rounds", lambda t: t.filter(pl.col("game_id") == game_id).sort("round")
     ).to_dicts()

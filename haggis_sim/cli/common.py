@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ..errors import InputError
 from ..presets import PRESETS
 
 if TYPE_CHECKING:
@@ -33,20 +34,20 @@ def parse_rule_overrides(items: list[str]) -> dict[str, object]:
     out: dict[str, object] = {}
     for item in items:
         if "=" not in item:
-            raise ValueError(f"--rule takes FLAG=VALUE, got {item!r}")
+            raise InputError(f"--rule takes FLAG=VALUE, got {item!r}")
         key, value = (x.strip() for x in item.split("=", 1))
         if key not in known:
-            raise ValueError(f"unknown rule flag {key!r}; known: {', '.join(known)}")
+            raise InputError(f"unknown rule flag {key!r}; known: {', '.join(known)}")
         if key == "bet_values":
             try:
                 out[key] = tuple(int(v) for v in value.replace("/", ",").split(",") if v)
             except ValueError:
-                raise ValueError(f"bet_values takes numbers like 5,15,30; got {value!r}") from None
+                raise InputError(f"bet_values takes numbers like 5,15,30; got {value!r}") from None
         elif key in ("first_out_bonus", "target_score", "rounds"):
             try:
                 out[key] = int(value)
             except ValueError:
-                raise ValueError(f"rule flag {key} takes an integer; got {value!r}") from None
+                raise InputError(f"rule flag {key} takes an integer; got {value!r}") from None
         else:
             out[key] = value
     return out
@@ -65,13 +66,13 @@ def parse_games(text: str) -> int:
     try:
         value = int(t) if re.fullmatch(r"[+-]?\d+", t) else float(t)
     except ValueError:
-        raise ValueError(
+        raise InputError(
             f"--games must be a number like 1000, 1e6 or 250_000, got {text!r}"
         ) from None
     if isinstance(value, float) and not value.is_integer():
-        raise ValueError(f"--games must be a whole number, got {text!r}")
+        raise InputError(f"--games must be a whole number, got {text!r}")
     if value <= 0:
-        raise ValueError(f"--games must be positive, got {text!r}")
+        raise InputError(f"--games must be positive, got {text!r}")
     return int(value)
 
 
@@ -80,7 +81,7 @@ def split_strategies(text: str) -> list[str]:
     specs: list[str] = []
     for item in (x.strip() for x in text.split(",")):
         if not item:
-            raise ValueError(f"empty strategy in --strategies {text!r}")
+            raise InputError(f"empty strategy in --strategies {text!r}")
         if "=" in item and ":" not in item and specs:
             specs[-1] += "," + item
         else:

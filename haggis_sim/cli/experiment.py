@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from ..errors import InputError
 from .common import fail
 
 
@@ -58,7 +59,7 @@ def experiment(
     t0 = time.perf_counter()
     try:
         summary = run_experiment(exp, out_dir, jobs=jobs, log=lambda m: err.print(m, markup=False))
-    except ValueError as exc:  # ExperimentError, RunError and bad logs
+    except InputError as exc:  # RunError, bad logs, bad strategies
         raise fail(str(exc)) from None
     except StrategyActionError as exc:
         typer.echo(f"error: {exc}; finished arms and chunks are kept", err=True)
@@ -170,7 +171,7 @@ def compare(
             raise fail(f"cannot look at {exc.filename or html}: {exc.strerror}") from None
     try:
         result = compare_runs(run_a, run_b)
-    except ValueError as exc:
+    except InputError as exc:
         raise fail(str(exc)) from None
     except (KeyboardInterrupt, RuntimeError) as exc:
         if not is_interrupt(exc):

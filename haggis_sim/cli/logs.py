@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from ..errors import InputError
 from .common import fail
 
 
@@ -37,7 +38,7 @@ def query(
         raise fail("the SQL query is empty")
     try:
         shown = run_query(run_dir, sql, to, force=force)
-    except (duckdb.Error, ValueError, OSError) as exc:  # QueryError, DamagedLogError, no parts
+    except (duckdb.Error, InputError, OSError) as exc:  # SQL errors, QueryError, bad logs
         raise fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
     if to is not None:
         typer.echo(f"wrote {to}")
@@ -55,12 +56,11 @@ def replay(
     """
     from ..analytics.replay import ReplayMismatch
     from ..analytics.replay import replay as do_replay
-    from ..runner.run import RunError
 
     try:
         for line in do_replay(run_dir, game_id):
             typer.echo(line)
-    except (RunError, ValueError) as exc:
+    except InputError as exc:
         raise fail(str(exc)) from None
     except ReplayMismatch as exc:
         typer.echo(f"REPLAY MISMATCH: {exc}", err=True)

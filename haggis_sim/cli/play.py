@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from .. import __version__
+from ..errors import InputError
 from .common import RuleOpt, RulesOpt, build_rules, fail
 
 
@@ -22,7 +23,7 @@ def play(
     """Play one complete game between random players and print it trick by trick."""
     try:
         the_rules = build_rules(rules, players, rule or [])
-    except ValueError as exc:
+    except InputError as exc:
         raise fail(str(exc)) from None
     if not 0.0 <= bet_rate <= 1.0:
         raise fail(f"--bet-rate must be between 0 and 1, got {bet_rate}")

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from ..errors import InputError
 from .common import fail
 
 
@@ -37,7 +38,6 @@ def report(
     with other files, a file); nothing is written unless the whole report is.
     """
     from ..report import (
-        ReportError,
         build_report,
         check_out,
         is_interrupt,
@@ -47,7 +47,6 @@ def report(
 
     if fmt not in ("html", "png"):
         raise fail(f"--format must be html or png, got {fmt!r}")
-    from ..logs.schema import DamagedLogError
 
     t0 = time.perf_counter()
     try:
@@ -56,7 +55,7 @@ def report(
         for note in run_notices(runs, manifests):
             typer.echo(f"notice: {note}", err=True)
         path = build_report(runs, out, "html" if fmt == "html" else "png", force=force)
-    except (ReportError, DamagedLogError) as exc:
+    except InputError as exc:  # ReportError, DamagedLogError
         raise fail(str(exc)) from None
     except (KeyboardInterrupt, RuntimeError) as exc:
         if not is_interrupt(exc):

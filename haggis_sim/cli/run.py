@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from ..errors import InputError
 from .common import (
     RuleOpt,
     RulesOpt,
@@ -95,7 +96,7 @@ def run(
     from rich.console import Console
 
     from ..runner.chunk import StrategyActionError
-    from ..runner.run import RunConfig, RunError, execute
+    from ..runner.run import RunConfig, execute
     from ..runner.summary import summarize
 
     console = Console(stderr=True)
@@ -106,7 +107,7 @@ def run(
             ]
             if refused:
                 names = ", ".join("--" + n.replace("_", "-") for n in refused)
-                raise ValueError(
+                raise InputError(
                     f"{names} cannot be changed on --resume (a run's games are fixed by its "
                     "manifest); with --resume give only --jobs, --backend, --scheduler, "
                     "--chunk-size, --quiet"
@@ -131,7 +132,7 @@ def run(
                 names = "-".join(s.split(":")[0] for s in specs)
                 out = Path("runs") / f"{stamp}-{names}"
             run_dir = out
-    except (RunError, ValueError) as exc:
+    except InputError as exc:
         raise fail(str(exc)) from None
 
     show = not (quiet or quiet_terminal())
@@ -160,7 +161,7 @@ def run(
             manifest = execute(
                 config, run_dir, resume=resume is not None, on_progress=track, on_note=note
             )
-    except (RunError, ValueError) as exc:
+    except InputError as exc:
         raise fail(str(exc)) from None
     except StrategyActionError as exc:
         typer.echo(f"error: {exc}; finished chunks are kept (--resume {run_dir})", err=True)

@@ -15,13 +15,15 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..errors import InputError
+
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = 2
 #: the settings that decide a run's games: the digest covers exactly these
 GAME_KEYS = ("strategies", "games", "rules", "seed", "seats", "log_moves")
 
 
-class ManifestError(ValueError):
+class ManifestError(InputError):
     """A folder without a readable manifest, or a manifest that is not a run's."""
 
 

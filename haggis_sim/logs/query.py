@@ -27,6 +27,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..errors import InputError
 from . import ledger
 from . import schema as logs
 
@@ -41,7 +42,7 @@ _DECODE_WORDS = ("parquet", "thrift", "tprotocol", "magic bytes", "decompress", 
 _BATCH_ROWS = 100_000
 
 
-class QueryError(ValueError):
+class QueryError(InputError):
     """A statement ``query`` refuses, one that fails while it runs, or a bad ``--to``."""
 
 

@@ -17,6 +17,7 @@ import polars as pl
 
 from ..engine import layout as L
 from ..engine import record as R
+from ..errors import InputError
 
 TABLES = ("games", "rounds", "moves")
 # the moves ``type`` values: the engine's action type names, in the order of its T_* codes
@@ -184,5 +185,5 @@ def clean_temporaries(run_dir: Path) -> int:
     return removed
 
 
-class DamagedLogError(ValueError):
+class DamagedLogError(InputError):
     """A log file of a run is missing, truncated or altered since the run wrote it."""

@@ -13,10 +13,12 @@ from concurrent.futures import FIRST_COMPLETED, Future
 from concurrent.futures import wait as wait_futures
 from typing import Any, Protocol
 
+from ..errors import InputError
+
 WORKER_MEMORY = 768 * 2**20  # resident memory budget of one worker process (measured ~0.5 GiB)
 
 
-class BackendError(ValueError):
+class BackendError(InputError):
     """The execution backend cannot be used (not installed, scheduler unreachable)."""
 
 

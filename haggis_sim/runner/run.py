@@ -22,6 +22,7 @@ import numpy as np
 from strategies import Strategy, make
 
 from .. import __version__
+from ..errors import InputError
 from ..logs import ledger
 from ..logs import schema as logs
 from ..logs.manifest import (
@@ -43,7 +44,7 @@ MAX_GAMES = 2**32 - 1  # game ids are logged as UInt32
 RESUME_KEYS = ("jobs", "backend", "scheduler", "chunk_size")
 
 
-class RunError(ValueError):
+class RunError(InputError):
     """A run that cannot start: bad configuration, or an output folder in the way."""
 
 
