@@ -201,3 +201,21 @@ def test_the_checker_sees_imports(source: str, edge: tuple[str, str]) -> None:
     graph[mod].add(dep)
     graph[dep].add(mod)
     assert any(mod in c and dep in c for c in cycles(graph))
+
+
+def test_help_loads_neither_the_engine_nor_the_data_libraries() -> None:
+    """``haggis-sim --help`` (and the CLI's import) must not pay for numba, polars, DuckDB."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from haggis_sim.cli import app; "
+        "print(sorted(m for m in ('numba', 'numpy', 'polars', 'duckdb', 'scipy', "
+        "'matplotlib', 'haggis_sim.engine', 'strategies') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+    res = subprocess.run(
+        [sys.executable, "-m", "haggis_sim.cli", "--help"], capture_output=True, text=True
+    )
+    assert res.returncode == 0 and "experiment" in res.stdout and "compare" in res.stdout

@@ -1,0 +1,62 @@
+"""Start-up benchmark: ``haggis-sim --help`` against importing typer and rich alone.
+
+Run: ``python benchmarks/bench_startup.py [--repeats 15]`` (prints a Markdown table). The
+goal is ``--help`` within 3x of ``import typer, rich``: the command line imports the
+engine, numba and the data libraries only inside the commands that use them. Each figure
+is the median wall time of fresh processes, so other load on the machine shows up as
+spread (min and max are printed too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+
+def wall(cmd: list[str], repeats: int) -> list[float]:
+    """Wall seconds of ``repeats`` fresh runs of ``cmd`` (after one warm-up run)."""
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=15)
+    args = parser.parse_args()
+    script = shutil.which("haggis-sim", path=os.path.dirname(sys.executable))
+    cases = [
+        ("python -c 'import typer, rich'", [sys.executable, "-c", "import typer, rich"]),
+        ("python -m haggis_sim.cli --help", [sys.executable, "-m", "haggis_sim.cli", "--help"]),
+    ]
+    if script:
+        cases.append(("haggis-sim --help", [script, "--help"]))
+    cases.append(
+        ("python -c 'import haggis_sim; haggis_sim.Game'",
+         [sys.executable, "-c", "import haggis_sim; haggis_sim.Game"])
+    )  # fmt: skip
+    results = [(name, wall(cmd, args.repeats)) for name, cmd in cases]
+    base = statistics.median(results[0][1])
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    )
+    print(f"date: {time.strftime('%Y-%m-%d')}, {args.repeats} runs each, median (min-max)\n")
+    print("| command | wall time | x typer+rich |")
+    print("|---|---|---|")
+    for name, times in results:
+        med = statistics.median(times)
+        print(f"| `{name}` | {med:.3f} s ({min(times):.3f}-{max(times):.3f}) | {med / base:.1f}x |")
+
+
+if __name__ == "__main__":
+    main()
