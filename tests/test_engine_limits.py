@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -35,7 +37,6 @@ def test_overflow_raises() -> None:
 def test_every_compiled_module_is_in_the_cache_key() -> None:
     """A module with numba functions missing from COMPILED_SOURCES could load stale code."""
     import re
-    from pathlib import Path
 
     from haggis_sim import _cache
 
@@ -48,4 +49,52 @@ def test_every_compiled_module_is_in_the_cache_key() -> None:
     }
     assert found <= set(_cache.COMPILED_SOURCES), found - set(_cache.COMPILED_SOURCES)
     assert all((root / rel).exists() for rel in _cache.COMPILED_SOURCES)
-    assert Path(_cache._DIR).name.startswith("numba-")
+
+
+def test_compiled_functions_cache_under_the_source_hash() -> None:
+    """Every cached compiled function of every compiled module (as imported by the
+    package) writes its machine code under the hashed directory, none beside its source."""
+    import importlib
+
+    from numba.core.dispatcher import Dispatcher
+
+    import haggis_sim.runner  # noqa: F401 - compiles the runner through _cache.njit
+    import strategies  # noqa: F401
+    from haggis_sim import _cache
+
+    cached = 0
+    for rel in _cache.COMPILED_SOURCES:
+        module = importlib.import_module(rel.removesuffix(".py").replace("/", "."))
+        for name, obj in vars(module).items():
+            if isinstance(obj, Dispatcher) and obj.__module__ == module.__name__:
+                path = getattr(obj._cache, "_cache_path", None)
+                assert path is not None, f"{rel}: {name} is not cached"
+                assert Path(path).parent == Path(_cache._dir()), (rel, name, path)
+                cached += 1
+    assert cached >= 60
+
+
+def test_source_hash_changes_with_every_compiled_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Editing any one compiled module (a callee numba would not notice) moves the cache."""
+    import shutil
+
+    from haggis_sim import _cache
+
+    for rel in _cache.COMPILED_SOURCES:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(_cache.ROOT / rel, tmp_path / rel)
+    monkeypatch.setattr(_cache, "ROOT", tmp_path)
+    original = _cache.source_hash()
+    assert Path(_cache._dir()).name == f"numba-{original}"  # the copy hashes as the tree
+    seen = {original}
+    for rel in _cache.COMPILED_SOURCES:
+        path = tmp_path / rel
+        text = path.read_text()
+        path.write_text(text + "\n# edited\n")
+        seen.add(_cache.source_hash())
+        assert _cache.cache_dir().name == f"numba-{_cache.source_hash()}"
+        path.write_text(text)
+        assert _cache.source_hash() == original
+    assert len(seen) == len(_cache.COMPILED_SOURCES) + 1

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
 from pathlib import Path
+
+import polars as pl
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,8 +26,35 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert test_command in ci_lines
 
 
-def test_readme_main_command_runs_a_tournament() -> None:
-    assert "haggis-sim run --strategies" in readme_commands()[0]
+def test_readme_main_command_runs_a_tournament(tmp_path: Path) -> None:
+    """The README's first command, as written, through the ``haggis-sim`` entry point:
+    its arguments are accepted (the games count ``1e5`` parses to 100,000) and the
+    tournament it starts plays and logs every game -- run with 20 games to stay fast."""
+    import tomllib
+
+    from typer.testing import CliRunner
+
+    from haggis_sim import cli
+    from haggis_sim.cli.common import parse_games
+
+    script = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert script["haggis-sim"] == "haggis_sim.cli:app"
+    head, sep, tail = readme_commands()[0].rpartition(".venv/bin/haggis-sim ")
+    assert sep and "pip install -e ." in head, readme_commands()[0]
+    args = shlex.split(tail)
+    assert args[:2] == ["run", "--strategies"] and "--out" not in args
+    games = args.index("--games") + 1
+    assert parse_games(args[games]) == 100_000
+    args[games] = "20"
+    out = tmp_path / "run"
+    res = CliRunner().invoke(cli.app, [*args, "--out", str(out), "--jobs", "1", "-q"])
+    assert res.exit_code == 0, (res.stdout, res.stderr)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert [s["name"] for s in manifest["strategies"]] == args[2].split(",")
+    assert manifest["status"] == "complete" and manifest["games"] == 20
+    games_logged = pl.read_parquet(out / "games" / "*.parquet")
+    assert sorted(games_logged["game_id"].to_list()) == list(range(20))
+    assert "20 games in" in res.stdout  # the summary table a user sees
 
 
 def test_readme_python_example_runs(capsys) -> None:  # type: ignore[no-untyped-def]

@@ -21,6 +21,7 @@ from scipy.stats import binomtest
 from typer.testing import CliRunner
 
 from haggis_sim import stats
+from haggis_sim.analytics import sections
 from haggis_sim.cli import app
 from haggis_sim.report import build_report
 from haggis_sim.rules import Rules
@@ -142,26 +143,40 @@ def test_strategy_and_pair_results(runs: list[Path], report: Path) -> None:
     neither = ~pl.col("won") & ~pl.col("won_b")
     pair = pair.with_columns(
         (pl.col("won") | (neither & (pl.col("score") > pl.col("score_b")))).alias("a_win"),
+        (pl.col("won_b") | (neither & (pl.col("score_b") > pl.col("score")))).alias("b_win"),
         (pl.col("score") - pl.col("score_b")).alias("m"),
     )
     deals = pair.group_by("run", "rules", "strategy", "strategy_b", "deal_id").agg(
-        pl.len().alias("n"), pl.col("a_win").sum().alias("aw"), pl.col("m").mean().alias("dm")
-    )
+        pl.len().alias("n"), pl.col("a_win").sum().alias("aw"), pl.col("b_win").sum().alias("bw"),
+        pl.col("m").mean().alias("dm"),
+    )  # fmt: skip
     mine_p = deals.group_by("rules", "strategy", "strategy_b").agg(
         pl.col("n").sum().alias("games"), pl.len().alias("deals"),
-        pl.col("aw").sum().alias("wins_a"), pl.col("dm").mean().alias("margin"),
-        pl.col("dm").alias("dms"),
+        pl.col("aw").sum().alias("wins_a"), pl.col("bw").sum().alias("wins_b"),
+        pl.col("dm").mean().alias("margin"), pl.col("dm").alias("dms"),
     ).rename({"strategy": "a", "strategy_b": "b"})  # fmt: skip
     theirs_p = table(report, "pairs")
-    close(theirs_p, mine_p, ["rules", "a", "b"], ["games", "deals", "wins_a", "margin"])
+    close(theirs_p, mine_p, ["rules", "a", "b"], ["games", "deals", "wins_a", "wins_b", "margin"])
     mine_p = mine_p.sort("rules", "a", "b")
     for row, dms in zip(theirs_p.sort("rules", "a", "b").iter_rows(named=True),
                         mine_p["dms"].to_list(), strict=True):  # fmt: skip
         _, lo, hi = stats.paired_mean_ci(dms)
         assert row["margin_low"] == pytest.approx(lo) and row["margin_high"] == pytest.approx(hi)
-    # three strategies took part: a rating table, ordered consistently with pair wins
+    # three strategies took part: a rating table, equal to an independent maximum-likelihood
+    # Bradley-Terry fit of the pair wins counted above, and ordered by it
+    names = sorted(set(mine_p["a"]) | set(mine_p["b"]))
+    wins = np.zeros((3, 3))
+    for row in mine_p.iter_rows(named=True):
+        i, j = names.index(row["a"]), names.index(row["b"])
+        wins[i, j] += row["wins_a"]
+        wins[j, i] += row["wins_b"]
+    expected = dict(zip(names, bradley_terry_ml(wins), strict=True))
     ratings = table(report, "ratings")
-    assert ratings.height == 3 and abs(ratings["rating"].sum()) < 1e-6
+    assert ratings["strategy"].to_list() == sorted(names, key=expected.get, reverse=True)
+    for row in ratings.iter_rows(named=True):
+        assert row["rating"] == pytest.approx(expected[row["strategy"]], abs=0.5), row
+        i = names.index(row["strategy"])
+        assert (row["pair_wins"], row["pair_losses"]) == (wins[i].sum(), wins[:, i].sum())
 
 
 def test_seat_points_bets_bombs_shape(runs: list[Path], report: Path) -> None:
@@ -245,6 +260,42 @@ def test_paired_mean_coverage() -> None:
         _, lo, hi = stats.paired_mean_ci(rng.normal(1.5, 4.0, size=30))
         hits += lo <= 1.5 <= hi
     assert 0.93 <= hits / 1000 <= 0.97
+
+
+def bradley_terry_ml(wins: np.ndarray, prior: float = 0.5) -> np.ndarray:
+    """Elo-scale Bradley-Terry ratings (centred on 0) maximising the likelihood directly
+    (scipy), independent of the report's MM iteration; ``prior`` pseudo-wins both ways
+    for every pair that met, as the report documents."""
+    from scipy.optimize import minimize
+
+    w = wins + prior * ((wins + wins.T) > 0)
+
+    def nll(s: np.ndarray) -> float:
+        d = s[:, None] - s[None, :]
+        return float((w * np.logaddexp(0.0, -d)).sum())
+
+    s = minimize(nll, np.zeros(len(w)), method="BFGS", options={"gtol": 1e-10}).x
+    return np.asarray((s - s.mean()) * 400.0 / np.log(10.0))
+
+
+def test_ratings_order_strategies_of_known_strength() -> None:
+    """Data whose answer is known: ``c`` beats ``a`` 3:1, ``a`` beats ``b`` 3:1 and ``c``
+    beats ``b`` 9:1 (Bradley-Terry odds), listed so that neither the names' order nor the
+    ``a``/``b`` columns match the strength order."""
+    pairs = pl.DataFrame(
+        {
+            "a": ["a", "a", "b"],
+            "b": ["b", "c", "c"],
+            "wins_a": [7500, 2500, 1000],
+            "wins_b": [2500, 7500, 9000],
+        }
+    )
+    got = sections.ratings(pairs, ["a", "b", "c"])
+    assert got["strategy"].to_list() == ["c", "a", "b"]
+    step = 400.0 * np.log10(3.0)  # 3:1 odds on the Elo scale
+    assert got["rating"].to_list() == pytest.approx([step, 0.0, -step], abs=2.0)
+    assert got["pair_wins"].to_list() == [16500, 10000, 3500]
+    assert got["pair_losses"].to_list() == [3500, 10000, 16500]
 
 
 def test_bradley_terry_recovers_strengths() -> None:

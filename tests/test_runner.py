@@ -250,15 +250,24 @@ def test_resume_of_a_finished_run_changes_nothing(runs: dict[str, Path], tmp_pat
 
 
 def test_folder_left_by_a_kill_before_the_manifest_is_not_a_dead_end(tmp_path: Path) -> None:
-    """Killed between creating the table folders and writing manifest.json: the same
-    command, or --resume, must be able to carry on (not each send the user to the other)."""
-    out = tmp_path / "early"
-    for name in KEYS:
-        (out / name).mkdir(parents=True)
+    """Killed between creating the table folders and writing manifest.json (the folder
+    holds only empty table folders): the same command carries on and plays every game;
+    --resume says plainly there is no run to resume, without sending the user back to
+    the command, and leaves the folder as it was."""
+    early = [tmp_path / "again", tmp_path / "resume"]
+    for out in early:
+        for name in KEYS:
+            (out / name).mkdir(parents=True)
     args = ["--strategies", "greedy,random", "--games", "20", "--jobs", "1"]
-    again = invoke("run", *args, "--out", str(out), "-q")
-    resumed = invoke("run", "--resume", str(out), "--jobs", "1", "-q")
-    assert 0 in (again.exit_code, resumed.exit_code), (again.stderr, resumed.stderr)
+    again = invoke("run", *args, "--out", str(early[0]), "-q")
+    assert again.exit_code == 0, again.stderr
+    assert table(early[0], "games")["game_id"].to_list() == list(range(20))
+    assert manifest(early[0])["status"] == "complete"
+    resumed = invoke("run", "--resume", str(early[1]), "--jobs", "1", "-q")
+    assert resumed.exit_code == 2, resumed.stderr
+    assert resumed.stderr.startswith("error: ") and resumed.stderr.count("\n") == 1
+    assert "no manifest.json" in resumed.stderr and "--resume" not in resumed.stderr
+    assert sorted(p.relative_to(early[1]) for p in early[1].rglob("*")) == sorted(map(Path, KEYS))
 
 
 # --- replay -----------------------------------------------------------------------------------
