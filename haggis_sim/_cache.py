@@ -27,6 +27,7 @@ COMPILED_SOURCES = (
     "haggis_sim/engine/state.py",
     "haggis_sim/kernel.py",
     "haggis_sim/runner/chunk.py",
+    "haggis_sim/runner/seating.py",
     "strategies/ismcts.py",
     "strategies/kernels.py",
     "strategies/simple_kernels.py",

@@ -20,13 +20,52 @@ from .._cache import njit
 from ..engine import layout as L
 from ..engine import record as R
 from ..engine import state as S
-from ..engine.rng import derive, new_stream
+from ..engine.rng import new_stream
 from ..position import Action, Observation, action_from_code
-from .seating import STRATEGY_STREAM_SALT, deal_seeds, seat_entries, strategy_seed
+from .seating import deal_seeds, seat_entries, strategy_seed
 
 MOVE_ROWS = 262_144
 ROUND_ROWS = 16_384
-ROW_MARGIN = 20_000  # rows kept free before starting another game
+ROW_MARGIN = 20_000  # move rows kept free before starting another game (one game's worth)
+ROUND_MARGIN = 200  # round rows kept free before starting another game
+
+
+@njit(cache=True)
+def _room_for_a_game(
+    moves: np.ndarray, rounds: np.ndarray, cursor: np.ndarray, log_moves: bool
+) -> bool:
+    """Whether the buffers can take one more whole game."""
+    if log_moves and cursor[R.C_MOVE] > moves.shape[0] - ROW_MARGIN:
+        return False
+    return bool(cursor[R.C_ROUND] <= rounds.shape[0] - ROUND_MARGIN)
+
+
+@njit(cache=True)
+def _seat_to_act(st: np.ndarray, gid: int, rounds: np.ndarray, cursor: np.ndarray) -> int:
+    """Log every round that has ended and deal the next; the seat to act, -1 at game end."""
+    while st[L.S_PHASE] == L.PH_ROUND_OVER:
+        R.record_round(st, gid, rounds, cursor)
+        if S.next_round(st):
+            return -1
+    return int(st[L.S_TO_ACT])
+
+
+@njit(cache=True)
+def _commit(
+    st: np.ndarray,
+    action: int,
+    obs: np.ndarray,
+    seat: int,
+    gid: int,
+    moves: np.ndarray,
+    cursor: np.ndarray,
+    log_moves: bool,
+) -> None:
+    """Apply and log the chosen action; a bet is logged with the bettor's hand strength."""
+    strength = np.int64(-1)
+    if (action >> L.TYPE_SHIFT) == L.T_BET:
+        strength = np.int64(hand_strength(obs, seat) * 100.0 + 0.5)
+    R.step_recorded(st, np.int64(action), gid, moves, cursor, log_moves, strength)
 
 
 @njit(cache=True)
@@ -51,30 +90,19 @@ def _play_compiled(
     n = rules[L.R_PLAYERS]
     rngs = np.empty((3, 1), dtype=np.uint64)
     i = start
-    while i < game_ids.shape[0]:
-        if log_moves and cursor[R.C_MOVE] > moves.shape[0] - 20_000:
-            break
-        if cursor[R.C_ROUND] > rounds.shape[0] - 200:
-            break
+    while i < game_ids.shape[0] and _room_for_a_game(moves, rounds, cursor, log_moves):
         gid = game_ids[i]
         S.start_game(st, seeds[i])
-        g = derive(run_seed ^ STRATEGY_STREAM_SALT, gid)
         for s in range(n):
-            rngs[s, 0] = new_stream(derive(g, s))[0]
+            rngs[s, 0] = new_stream(strategy_seed(run_seed, gid, s))[0]
         while True:
-            if st[L.S_PHASE] == L.PH_ROUND_OVER:
-                R.record_round(st, gid, rounds, cursor)
-                if S.next_round(st):
-                    break
-                continue
-            seat = st[L.S_TO_ACT]
+            seat = _seat_to_act(st, gid, rounds, cursor)
+            if seat < 0:
+                break
             obs = S.observe(st, seat)
             e = entries[i, seat]
             a = compiled_act(sids[e], obs, params[e], rngs[seat], buf)
-            strength = np.int64(-1)
-            if (a >> L.TYPE_SHIFT) == L.T_BET:
-                strength = np.int64(hand_strength(obs, seat) * 100.0 + 0.5)
-            R.step_recorded(st, a, gid, moves, cursor, log_moves, strength)
+            _commit(st, a, obs, seat, gid, moves, cursor, log_moves)
         R.record_game(st, gid, games, cursor)
         i += 1
     return i
@@ -111,17 +139,14 @@ def _python_game(
     n = int(rules_arr[L.R_PLAYERS])
     st = S.init_state(rules_arr)
     S.start_game(st, np.int64(seed))
-    seeds = [strategy_seed(run_seed, game_id, s) for s in range(n)]
+    seeds = [int(strategy_seed(run_seed, game_id, s)) for s in range(n)]
     streams = [new_stream(np.int64(sd)) for sd in seeds]
     gens = [np.random.default_rng(sd & 0xFFFFFFFFFFFFFFFF) for sd in seeds]
     buf = np.empty(L.MAX_MOVES, dtype=np.int64)
     while True:
-        if st[L.S_PHASE] == L.PH_ROUND_OVER:
-            R.record_round(st, game_id, rounds, cursor)
-            if S.next_round(st):
-                break
-            continue
-        seat = int(st[L.S_TO_ACT])
+        seat = int(_seat_to_act(st, np.int64(game_id), rounds, cursor))
+        if seat < 0:
+            break
         obs = S.observe(st, seat)
         strat = strategies[int(entries_row[seat])]
         if is_compiled(strat):
@@ -132,7 +157,8 @@ def _python_game(
             legal = [action_from_code(seat, int(x)) for x in buf[:k]]
             chosen = strat.act(Observation.from_array(obs, seat), legal, gens[seat])
             if isinstance(chosen, Action):
-                code = chosen.code
+                # an Action carries its seat: one made for another seat is not legal here
+                code = chosen.code if chosen in legal else -1
             elif isinstance(chosen, int | np.integer) and not isinstance(chosen, bool):
                 code = int(chosen)
             else:
@@ -142,12 +168,7 @@ def _python_game(
                     f"strategy {strat.spec} chose an illegal action {chosen!r} "
                     f"(game {game_id}, seat {seat})"
                 )
-        strength = -1
-        if code >> L.TYPE_SHIFT == L.T_BET:
-            strength = int(hand_strength(obs, seat) * 100.0 + 0.5)
-        R.step_recorded(
-            st, np.int64(code), np.int64(game_id), moves, cursor, log_moves, np.int64(strength)
-        )
+        _commit(st, code, obs, seat, np.int64(game_id), moves, cursor, log_moves)
     R.record_game(st, np.int64(game_id), games, cursor)
 
 
@@ -190,7 +211,7 @@ def play_chunk(
         moves = np.empty((MOVE_ROWS, R.N_MOVE_COLUMNS), dtype=np.int64)
         rounds = np.empty((ROUND_ROWS, R.N_ROUND_COLUMNS), dtype=np.int64)
         for i, gid in enumerate(game_ids):
-            if cursor[R.C_MOVE] > MOVE_ROWS - ROW_MARGIN or cursor[R.C_ROUND] > ROUND_ROWS - 200:
+            if not _room_for_a_game(moves, rounds, cursor, True):
                 parts_m.append(moves[: cursor[R.C_MOVE]].copy())
                 parts_r.append(rounds[: cursor[R.C_ROUND]].copy())
                 cursor[R.C_MOVE] = 0

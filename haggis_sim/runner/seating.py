@@ -12,6 +12,7 @@ from itertools import permutations
 
 import numpy as np
 
+from .._cache import njit
 from ..engine.rng import derive
 
 SEAT_MODES = ("rotate", "fixed")
@@ -52,7 +53,11 @@ def deal_seeds(run_seed: int, game_ids: np.ndarray, seats: str, players: int) ->
     return np.array([derive(np.int64(run_seed), np.int64(g // per)) for g in game_ids], np.int64)
 
 
-def strategy_seed(run_seed: int, game_id: int, seat: int) -> int:
-    """Seed of the random stream of the strategy in ``seat`` of game ``game_id``."""
-    g = derive(np.int64(run_seed ^ STRATEGY_STREAM_SALT), np.int64(game_id))
-    return int(derive(g, np.int64(seat)))
+@njit(cache=True)
+def strategy_seed(run_seed: int, game_id: int, seat: int) -> np.int64:
+    """Seed of the random stream of the strategy in ``seat`` of game ``game_id``.
+
+    Compiled, so that the compiled game loop and the Python one derive it the same way.
+    """
+    g = derive(np.int64(run_seed) ^ np.int64(STRATEGY_STREAM_SALT), np.int64(game_id))
+    return derive(g, np.int64(seat))
