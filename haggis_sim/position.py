@@ -8,7 +8,7 @@ for (``Action.seat``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, cast
 
 import numpy as np
@@ -75,8 +75,19 @@ def action_from_code(seat: int, code: int) -> Action:
 class Observation:
     """What one seat knows (RULES.md section 9): its own hand and public information.
 
-    ``array`` is the engine's masked state (other hands' suit cards, the Haggis and the
-    deal seed zeroed) that compiled strategies receive.
+    Immutable and hashable: two observations are equal (and hash equal) exactly when
+    they are of the same seat and every entry of their engine arrays is equal, so they
+    can be compared, put in sets and used as dict keys (e.g. to cache decisions).
+
+    Fields: ``seat``, ``players``, ``to_act`` (None outside play), ``leader``,
+    ``trick_no``: ints; ``phase``: a :data:`Phase` name; ``hand``, ``trick_cards``:
+    :class:`~haggis_sim.cards.Cards`; ``top``: the :class:`~haggis_sim.combos.Combo` on
+    the table or None; ``top_seat``: its seat or None; per seat, in seat order:
+    ``hand_sizes``, ``bets`` (0: none), ``scores`` (game points before this round) as
+    ints, ``faces_held`` (e.g. ``"JK"``), ``has_played`` (bools), ``captured``
+    (Cards); ``out_order``: seats in the order they went out. :attr:`array` is the
+    engine's observation array (``haggis_sim.kernel.observe``) that compiled strategies
+    receive; it is kept as bytes (``raw``) so that the observation stays immutable.
     """
 
     seat: int
@@ -96,7 +107,12 @@ class Observation:
     captured: tuple[Cards, ...]
     out_order: tuple[int, ...]
     scores: tuple[int, ...]
-    array: np.ndarray
+    raw: bytes = field(repr=False)  # the int64 observation array, native byte order
+
+    @property
+    def array(self) -> np.ndarray:
+        """The engine's observation array (int64; a fresh copy, free to modify)."""
+        return np.frombuffer(self.raw, dtype=np.int64).copy()
 
     @classmethod
     def from_array(cls, obs: np.ndarray, seat: int) -> Observation:
@@ -127,7 +143,7 @@ class Observation:
             captured=tuple(Cards.from_mask(int(obs[L.S_CAPT + s])) for s in range(n)),
             out_order=tuple(int(obs[L.S_OUT + i]) for i in range(int(obs[L.S_N_OUT]))),
             scores=tuple(int(obs[L.S_SCORE + s]) for s in range(n)),
-            array=obs,
+            raw=np.ascontiguousarray(obs, dtype=np.int64).tobytes(),
         )
 
     @property

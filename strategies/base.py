@@ -20,11 +20,27 @@ import numpy as np
 import haggis_sim as hs
 from haggis_sim.errors import InputError
 
-from .kernels import PARAM_CHOICES, PARAM_SLOTS
+from .kernels import PARAM_CHOICES, PARAM_SLOTS, PARAM_WIDTH
 
 
 class StrategyError(InputError):
     """An unknown strategy, or bad parameters for one."""
+
+
+def _check_compiled_id(owner: str, cid: object) -> None:
+    """TypeError naming class ``owner`` unless ``cid`` is None or a compiled kernel's id.
+
+    An unknown id is a broken strategy class, not bad input: it is stopped before any
+    game is played (the compiled dispatch raises too, as a last line).
+    """
+    if cid is None:
+        return
+    if isinstance(cid, bool) or not isinstance(cid, int) or cid not in PARAM_SLOTS:
+        known = ", ".join(map(str, sorted(PARAM_SLOTS)))
+        raise TypeError(
+            f"strategy class {owner} has compiled_id {cid!r}, which names no compiled "
+            f"kernel (known ids: {known}; None for a strategy written in Python)"
+        )
 
 
 @dataclass(frozen=True)
@@ -84,7 +100,14 @@ class Strategy:
     params: ClassVar[tuple[Param, ...]] = ()
     compiled_id: ClassVar[int | None] = None  # built-ins: id of the compiled kernel
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Reject a class whose ``compiled_id`` names no kernel, as soon as it is defined."""
+        super().__init_subclass__(**kwargs)
+        _check_compiled_id(cls.__qualname__, cls.compiled_id)
+
     def __init__(self, **values: Any) -> None:
+        # checked again: compiled_id may have been changed after the class was defined
+        _check_compiled_id(type(self).__qualname__, self.compiled_id)
         known = {p.name: p for p in self.params}
         for key in values:
             if key not in known:
@@ -110,14 +133,15 @@ class Strategy:
         it from, by name (``strategies.kernels.PARAM_SLOTS``), so the order of ``params``
         is free; parameters and slots that do not match one to one raise TypeError (a
         kernel would otherwise read a wrong or missing value). Other strategies: the
-        order of ``params``.
+        order of ``params``. The array has ``PARAM_WIDTH`` entries (the widest kernel's
+        slot count, so the runner can stack the arrays of a run), or one per parameter
+        when a strategy without a kernel has more.
         """
         names = tuple(p.name for p in self.params)
         slots = names
         choices = {p.name: p.choices for p in self.params if p.choices}
         if self.compiled_id is not None:
-            if self.compiled_id not in PARAM_SLOTS:
-                raise TypeError(f"strategy {self.name}: no compiled kernel {self.compiled_id}")
+            _check_compiled_id(type(self).__qualname__, self.compiled_id)
             slots = PARAM_SLOTS[self.compiled_id]
             if sorted(slots) != sorted(names):
                 raise TypeError(
@@ -132,7 +156,7 @@ class Strategy:
                         f"match its kernel's ({', '.join(theirs) or 'none'})"
                     )
                 choices[name] = theirs
-        out = np.zeros(8, dtype=np.float64)
+        out = np.zeros(max(PARAM_WIDTH, len(slots)), dtype=np.float64)
         for p in self.params:
             v = self.values[p.name]
             ch = choices.get(p.name)

@@ -24,11 +24,16 @@ from numba import objmode
 from haggis_sim import kernel as K
 from haggis_sim.kernel import njit
 
-from .simple_kernels import greedy_act
+from .simple_kernels import MCTS_PARAMS, MCTS_ROLLOUTS, greedy_act
 
-# parameter slots
-M_ITERS, M_C, M_ROLLOUT, M_BET, M_MS = 0, 1, 2, 3, 4
-ROLLOUT_RANDOM, ROLLOUT_GREEDY = 0, 1
+# parameter slots and rollout choices, by name (one definition: simple_kernels)
+M_ITERS = MCTS_PARAMS.index("iters")
+M_C = MCTS_PARAMS.index("c")
+M_ROLLOUT = MCTS_PARAMS.index("rollout")
+M_BET = MCTS_PARAMS.index("bet")
+M_MS = MCTS_PARAMS.index("ms")
+ROLLOUT_RANDOM = MCTS_ROLLOUTS.index("random")
+ROLLOUT_GREEDY = MCTS_ROLLOUTS.index("greedy")
 HASH_MUL = -7046029254386353131  # 0x9E3779B97F4A7C15 as a signed int64
 
 

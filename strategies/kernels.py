@@ -14,6 +14,8 @@ from .ismcts import mcts_act
 from .simple_kernels import (
     BOMB_MODES,
     HEURISTIC_PARAMS,
+    MCTS_PARAMS,
+    MCTS_ROLLOUTS,
     RANDOM_PARAMS,
     greedy_act,
     heuristic_act,
@@ -24,10 +26,6 @@ RANDOM_ID = 0
 GREEDY_ID = 1
 HEURISTIC_ID = 2
 MCTS_ID = 3
-
-# the MCTS kernel's parameter slots (its M_* constants; tests check they agree)
-MCTS_PARAMS = ("iters", "c", "rollout", "bet", "ms")
-MCTS_ROLLOUTS = ("random", "greedy")  # values of ``rollout`` (ROLLOUT_* constants)
 
 # each kernel's parameter names in slot order: Strategy.param_array places values by these
 PARAM_SLOTS: dict[int, tuple[str, ...]] = {
@@ -41,15 +39,57 @@ PARAM_CHOICES: dict[tuple[int, str], tuple[str, ...]] = {
     (HEURISTIC_ID, "bomb"): BOMB_MODES,
     (MCTS_ID, "rollout"): MCTS_ROLLOUTS,
 }
+# Width of every compiled strategy's parameter array: the runner stacks the arrays of all
+# strategies of a run into one matrix, so they share a width, the largest kernel's slot
+# count (a kernel with more parameters widens it; nothing else caps the count).
+PARAM_WIDTH = max(len(slots) for slots in PARAM_SLOTS.values())
+
+__all__ = [
+    "GREEDY_ID",
+    "HEURISTIC_ID",
+    "MCTS_ID",
+    "MCTS_PARAMS",
+    "MCTS_ROLLOUTS",
+    "PARAM_CHOICES",
+    "PARAM_SLOTS",
+    "PARAM_WIDTH",
+    "RANDOM_ID",
+    "UnknownKernelError",
+    "act",
+]
+
+
+class UnknownKernelError(RuntimeError):
+    """Compiled code was asked for a kernel id that has no kernel (an internal failure).
+
+    Raised from inside compiled code, so a run stops with this error instead of
+    playing a game with some other kernel's decisions.
+    """
+
+    def __init__(self, sid: int) -> None:
+        super().__init__(sid)
+        self.sid = sid
+
+    def __str__(self) -> str:
+        return (
+            f"no compiled strategy kernel has id {self.sid} "
+            f"(known: {', '.join(map(str, sorted(PARAM_SLOTS)))})"
+        )
 
 
 @njit(cache=True)
 def act(sid: int, obs: np.ndarray, params: np.ndarray, rng: np.ndarray, buf: np.ndarray) -> int:
-    """Dispatch to the kernel of strategy ``sid``."""
+    """Dispatch to the kernel of strategy ``sid``; UnknownKernelError for any other id.
+
+    Every id is matched explicitly: an unknown one must stop the run, never fall
+    through to some kernel and play games nobody asked for.
+    """
     if sid == RANDOM_ID:
         return random_act(obs, params, rng, buf)
+    if sid == GREEDY_ID:
+        return greedy_act(obs, params, rng, buf)
     if sid == HEURISTIC_ID:
         return heuristic_act(obs, params, rng, buf)
     if sid == MCTS_ID:
         return mcts_act(obs, params, rng, buf)
-    return greedy_act(obs, params, rng, buf)
+    raise UnknownKernelError(sid)

@@ -33,6 +33,12 @@ BOMB_EARLY = BOMB_MODES.index("early")
 BOMB_LATE = BOMB_MODES.index("late")
 BOMB_NEVER = BOMB_MODES.index("never")
 
+# The MCTS kernel's slots and rollout choices (``strategies.ismcts`` derives its M_* and
+# ROLLOUT_* constants from these). They live here, not in ``kernels``, because ismcts
+# imports this module and ``kernels`` imports ismcts; ``kernels`` re-exports them.
+MCTS_PARAMS = ("iters", "c", "rollout", "bet", "ms")
+MCTS_ROLLOUTS = ("random", "greedy")  # values of ``rollout`` (its slot holds the index)
+
 
 @njit(cache=True)
 def _give_to_lowest_score(obs):

@@ -15,6 +15,7 @@ from .bits import lowest_bit, popcount
 from .layout import (
     CARDS_MASK,
     FACE_SHIFT,
+    FACES,
     LANE,
     LENGTH_SHIFT,
     MAX_MOVES,
@@ -27,6 +28,11 @@ from .layout import (
     TYPE_SHIFT,
     WIDTH_SHIFT,
 )
+
+# Face cards one player can hold (its J, Q and K). A hand's or a move's faces are a
+# 3-bit relative mask, so this is an invariant of the encoding; the sequence generator
+# relies on it (it swaps at most this many suit cards for faces) and checks it.
+MAX_FACES = len(FACES)
 
 
 @njit(cache=True, inline="always")
@@ -176,7 +182,30 @@ def _high_holes(w, r0, r1):
 
 @njit(cache=True)
 def _emit_seq(suits_c, faces, k, w, L, r0, r1, s, nsuits, canonical, out, n):
-    """Emit every face choice of size k that completes cards ``suits_c`` to a sequence."""
+    """Emit every face choice of size k that completes cards ``suits_c`` to a sequence.
+
+    The sequence is the reading of width ``w`` over ranks ``r0..r1`` (length ``L``) in
+    suit set ``s``: the suit cards ``suits_c`` fill some of its slots, and the ``k``
+    faces fill the rest (a face covers a slot of its own rank or lower, whatever the
+    suit). A face subset fits when every slot of rank 11, 12, 13 gets a face that
+    reaches it (:func:`_faces_fit`); slots of rank 10 or lower take any face.
+
+    With ``canonical`` (the legal-move list, RULES.md 2.3) the same cards must not be
+    listed twice as the same kind, width and length, and the listed reading must be the
+    highest, so two kinds of duplicate are skipped:
+
+    * suit set: when faces fill whole suit lanes, any free suits would do for them and
+      each choice is the same card set with the same rank; only the choice of the
+      lowest free suits is kept;
+    * rank: when the bottom rank ``r0`` holds only faces and the window can move up a
+      rank (``r1 < 13``) with the same faces still fitting, a higher reading of the
+      same cards exists, so this one is dropped. Checking one step up suffices: any
+      higher window also needs ``r0 + 1 <= lowest suit card`` and ``r1 + 1 <= 13``
+      and asks no less of the high faces than the one-step window does (the
+      brute-force oracle in tests/test_oracle_movegen.py checks the resulting lists).
+
+    Without ``canonical`` every reading is emitted (``readings`` lists them all).
+    """
     if canonical:
         # the suits of S that hold no suit card must be the lowest suits outside the cards'
         sc = _suits_of(suits_c)
@@ -188,7 +217,8 @@ def _emit_seq(suits_c, faces, k, w, L, r0, r1, s, nsuits, canonical, out, n):
         if extra & cand:
             return n
     h11, h12, h13 = _high_holes(w, r0, r1)
-    cmin = lowest_bit(suits_c) // 5 + 2
+    cmin = lowest_bit(suits_c) // 5 + 2  # rank of the lowest suit card
+    # the same cards also read one rank higher (rank r0 is all faces; r1 + 1 exists)
     can_shift = canonical and r0 + 1 <= cmin and r1 + 1 <= 13
     s11, s12, s13 = _high_holes(w, r0 + 1, r1 + 1)
     f = faces
@@ -204,7 +234,20 @@ def _emit_seq(suits_c, faces, k, w, L, r0, r1, s, nsuits, canonical, out, n):
 
 @njit(cache=True)
 def _gen_seqs(suits, faces, nsuits, w_req, l_req, min_top, out, n, canonical):
+    """Append every sequence of the hand (``suits``, relative ``faces``) to ``out``.
+
+    ``w_req``/``l_req`` (0: any) fix the width and length when following, ``min_top``
+    the lowest allowed top rank. For each width, suit set and rank window the hand's
+    suit cards in the window's lanes are taken, and the holes (slots without a suit
+    card) must be filled with faces. A play need not use every suit card it could: a
+    face may stand in a slot whose suit card stays in the hand, so readings that drop
+    1, 2 or 3 of those suit cards for spare faces are emitted too. Three is the most
+    there can be, one per face card (``MAX_FACES``); the nested loops below are
+    written for exactly that and the check makes the assumption explicit.
+    """
     nf = popcount(faces)
+    if nf > MAX_FACES:
+        raise RuntimeError("a hand holds at most three face cards (J, Q, K)")
     total = popcount(suits) + nf
     bits = np.empty(48, dtype=np.int64)
     w_lo = 1 if w_req == 0 else w_req
@@ -226,11 +269,12 @@ def _gen_seqs(suits, faces, nsuits, w_req, l_req, min_top, out, n, canonical):
                         break
                     if r1 < min_top:
                         continue
+                    # suit cards of the hand in the window's slots (suit cards stop at 10)
                     a_mask = suits & RANGE_MASK[r0, min(r1, 10)] & lane
                     a = popcount(a_mask)
-                    m = w * L - a
+                    m = w * L - a  # holes: slots the faces must fill
                     if m > nf:
-                        break
+                        break  # a longer window has at least as many holes
                     if a == 0:
                         continue
                     spare = nf - m
@@ -238,6 +282,7 @@ def _gen_seqs(suits, faces, nsuits, w_req, l_req, min_top, out, n, canonical):
                     if spare == 0:
                         continue
                     # drop 1..spare suit cards of the slots and fill them with faces instead
+                    # (spare <= nf <= MAX_FACES: one loop level per face card)
                     nb = 0
                     x = a_mask
                     while x:

@@ -368,6 +368,16 @@ def apply_action(st, action):
 
 @njit(cache=True)
 def _play(st, mv):
+    """Play the legal combination ``mv`` for the seat to act; pass the turn on.
+
+    The cards move from the hand to the trick and ``mv`` becomes the top play. Non-bomb
+    plays are numbered (``S_PLAY_SEQ``/``S_LAST_NB``) because the tournament_nonbomb
+    rule gives a bombed trick to the opponent whose non-bomb play came last. A player
+    who empties the hand goes out and earns 5 points per card of the largest opponent
+    hand at that moment (RULES.md section 4, so it is counted here). When only one
+    player still holds cards the round is over and the last play wins the final trick,
+    so the trick ends here instead of waiting for passes.
+    """
     n = st[S_NP]
     seat = st[S_TO_ACT]
     g = to_global(move_cards(mv), seat)
@@ -444,6 +454,13 @@ def bomb_receiver(st):
 
 @njit(cache=True)
 def _end_trick(st):
+    """Close the trick: its cards go to the receiver, or the winner must choose one.
+
+    A trick won by a non-bomb goes to its winner. A bombed trick goes to an opponent
+    (the bomb_capture rule, :func:`bomb_receiver`); under winner_chooses the round
+    pauses in the give-trick phase with the winner to act, and :func:`_give` finishes
+    the trick once the winner has chosen.
+    """
     winner = st[S_TOP_SEAT]
     if move_type(st[S_TOP]) == T_BOMB:
         recv = bomb_receiver(st)
@@ -547,6 +564,14 @@ def _give(st, to):
 
 @njit(cache=True)
 def _score_round(st):
+    """Fill the round's score parts and end it (phase round-over, nobody to act).
+
+    Per seat: going-out points (set in :func:`_play`), captured-card points, bet
+    settlement under the rules' bet_settlement flag (RULES.md section 6: takes_all,
+    split, threshold) and the shepherd's first_out_bonus; their sum is ``S_SC_TOTAL``.
+    The game totals are added by :func:`next_round`, so the round's parts stay
+    readable (recorded logs and :class:`haggis_sim.Round` scores) until then.
+    """
     n = st[S_NP]
     shep = st[S_OUT]
     for s in range(n):
@@ -665,24 +690,73 @@ def random_rounds(rules, n_rounds, seed):
 
 
 # --- information sets -------------------------------------------------------------------------
+# The state slots every seat sees as they are; an observation holds zero everywhere else,
+# except what observe() derives: the seat's own hand, the face cards each other seat
+# still holds, hand sizes, and the black sheep's last cards once the round is over.
+# Hiding is the default: a slot added to the layout stays hidden from strategies until it
+# is listed here (tests/test_traps.py pins this list).
+PUBLIC_FIELDS = (
+    (S_NP, 1),
+    (S_NSUITS, 1),
+    (S_PHASE, 1),
+    (S_TO_ACT, 1),
+    (S_LEADER, 1),
+    (S_TOP, 1),
+    (S_TOP_SEAT, 1),
+    (S_BEATEN_SEAT, 1),
+    (S_PASSES, 1),
+    (S_TRICK_NO, 1),
+    (S_TURN_NO, 1),
+    (S_TRICK_CARDS, 1),
+    (S_N_OUT, 1),
+    (S_OUT, 3),
+    (S_CAPT, 3),
+    (S_BET, 3),
+    (S_PLAYED, 3),
+    (S_GO, 3),
+    (S_SC_CARDS, 3),
+    (S_SC_BETS, 3),
+    (S_SC_BONUS, 3),
+    (S_SC_TOTAL, 3),
+    (S_LAST_NB, 3),
+    (S_PLAY_SEQ, 1),
+    (S_LAST_PLAYER, 1),
+    (S_FIRST_LEADER, 1),
+    (S_DEALER, 1),
+    (S_LAST_RECEIVER, 1),
+    (S_GAME, 1),
+    (S_SCORE, 3),
+    (S_ROUND_NO, 1),
+    (S_PREV_FIRST_LEADER, 1),
+    (S_WINNER, 1),
+    (S_HAGGIS_TO_SEAT, 1),
+    (S_CAPTURES, 1),
+    (R_BASE, STATE_SIZE - R_BASE),  # the rules
+)
+PUBLIC_SLOTS = np.array(
+    sorted({start + i for start, count in PUBLIC_FIELDS for i in range(count)}), dtype=np.int64
+)
+
+
 @njit(cache=True)
 def observe(st, seat):
     """The state as ``seat`` may see it: its own hand and public information only.
 
-    Other players' suit cards, the Haggis, the deal seed and (until the round is over) the
-    black sheep's remaining cards are zeroed; hand sizes and face cards still held are
-    public and kept.
+    Built up from zero: the slots in ``PUBLIC_SLOTS`` are copied, then the seat's own
+    hand, every other hand's face cards (dealt face up, so public), every hand's size,
+    and (once the round is over) the black sheep's remaining cards. Everything else
+    (other hands' suit cards, the Haggis, the deal seed, any slot not declared public)
+    stays zero.
     """
-    obs = st.copy()
+    obs = np.zeros_like(st)
+    for i in PUBLIC_SLOTS:
+        obs[i] = st[i]
     n = st[S_NP]
     for o in range(3):
         obs[S_SIZE + o] = popcount(st[S_HAND + o]) if o < n else 0
-        if o != seat:
-            obs[S_HAND + o] = st[S_HAND + o] & ~SUIT_ALL
-    obs[S_HAGGIS] = 0
-    obs[S_SEED] = 0
-    if st[S_PHASE] != PH_ROUND_OVER and st[S_PHASE] != PH_GAME_OVER:
-        obs[S_BLACK_LEFT] = 0
+        obs[S_HAND + o] = st[S_HAND + o] if o == seat else st[S_HAND + o] & ~SUIT_ALL
+    if st[S_PHASE] == PH_ROUND_OVER or st[S_PHASE] == PH_GAME_OVER:
+        obs[S_BLACK_LEFT] = st[S_BLACK_LEFT]
     return obs
 
 
