@@ -53,7 +53,8 @@ from .analytics.compare import (
 )
 from .errors import InputError
 from .logs.manifest import MANIFEST, read_manifest
-from .rules import PRESETS, Rules
+from .presets import PRESETS
+from .rules import Rules
 from .runner.run import RunConfig, execute
 from .runner.seating import SEAT_MODES
 

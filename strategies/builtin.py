@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 import haggis_sim as hs
@@ -18,9 +20,19 @@ class CompiledStrategy(Strategy):
     instead (see :func:`is_compiled`).
     """
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Reject a compiled strategy with no kernel and no ``act`` of its own."""
+        super().__init_subclass__(**kwargs)
+        if cls.compiled_id is None and cls.act is CompiledStrategy.act:
+            raise TypeError(
+                f"strategy class {cls.__qualname__} is a CompiledStrategy without a "
+                "compiled_id: name one of the compiled kernels or override act()"
+            )
+
     def act_array(self, obs: np.ndarray, rng_state: np.ndarray) -> int:
         """The kernel's action for an observation array and a splitmix64 stream."""
-        assert self.compiled_id is not None
+        if self.compiled_id is None:
+            raise TypeError(f"{type(self).__qualname__} has no compiled kernel")
         buf = np.empty(K.MAX_MOVES, dtype=np.int64)
         return int(kernels.act(self.compiled_id, obs, self.param_array(), rng_state, buf))
 

@@ -263,3 +263,22 @@ def test_move_generator_checks_the_face_card_bound() -> None:
     assert M.generate(suits, 0b111, 5, 0, out, True) > 0
     with pytest.raises(RuntimeError, match="at most three face cards"):
         M.generate(suits, 0b1111, 5, 0, out, True)
+
+
+def test_a_compiled_strategy_needs_a_kernel_or_its_own_act() -> None:
+    from strategies import CompiledStrategy
+
+    with pytest.raises(TypeError, match="without a compiled_id"):
+
+        class NoKernel(CompiledStrategy):  # noqa: F841 - defining it is the test
+            name = "no-kernel"
+            description = "a compiled strategy that names no kernel"
+
+    class OwnAct(CompiledStrategy):
+        name = "own-act"
+        description = "plays through its own act(), step by step"
+
+        def act(self, observation, legal, rng):  # type: ignore[no-untyped-def]
+            return legal[0]
+
+    assert OwnAct().compiled_id is None
