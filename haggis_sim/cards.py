@@ -134,7 +134,7 @@ def parse_cards(text: str | Cards) -> Cards:
     >>> parse_cards("Ta Ta")
     Traceback (most recent call last):
     ...
-    ValueError: duplicate card 'Ta' in 'Ta Ta'
+    haggis_sim.errors.InputError: duplicate card 'Ta' in 'Ta Ta'
     """
     if isinstance(text, Cards):
         return text
