@@ -3,8 +3,10 @@
 A chunk's games depend only on (run seed, game id), so chunk boundaries may follow the
 measured speed without changing any game. Automatic sizing aims at chunks of a few
 seconds: progress moves within seconds for any strategy, and an interruption loses at
-most one chunk per worker. It starts small (the speed is unknown) and grows at most
-fourfold per chunk, within a memory bound per chunk and a bound on the number of parts.
+most one chunk per worker. The first chunks hold 4 games (the speed is unknown, and the
+first result should come at once); then chunks grow at most fourfold per chunk, within a
+memory bound per chunk and, once the speed is known, at least 1/20,000 of the run, so a
+run never has more than about 20,000 parts per table.
 """
 
 from __future__ import annotations
@@ -44,12 +46,11 @@ class ChunkPlanner:
     def next_size(self) -> int:
         if self.fixed_size:
             return self.fixed_size
-        if self.rate is None:
-            size = FIRST_CHUNK
-        else:
-            size = int(self.rate * self.target_seconds)
-            if self.last_size:
-                size = min(size, 4 * self.last_size)
+        if self.rate is None:  # small while the speed is unknown: progress within seconds
+            return min(FIRST_CHUNK, self.max_size)
+        size = int(self.rate * self.target_seconds)
+        if self.last_size:
+            size = min(size, 4 * self.last_size)
         return max(self.min_size, min(self.max_size, max(1, size)))
 
     def next_chunk(self) -> tuple[int, int] | None:
