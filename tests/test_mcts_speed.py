@@ -1,0 +1,106 @@
+"""The MCTS speed work changes no decision: its games are pinned, table by table.
+
+Small fixed runs with ``mcts`` (2 and 3 players, greedy and random rollouts, a preset
+with bets) are played through the runner in one process and each logged table's content
+digest (``tests/golden/regenerate.py``'s ``table_digest``: rows sorted by key, a fixed
+text serialization) is compared with :data:`DIGESTS`.
+
+How DIGESTS were produced: this test's ``_digests`` run on the code of commit d124337
+(before any MCTS speed change: the root's legal moves regenerated and re-hashed on every
+iteration), printed with ``python tests/test_mcts_speed.py`` and pasted here. A pure
+refactor (caching what is constant within a decision) must reproduce them row hash for
+row hash; a deliberate change of decisions must change them together with this comment.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if sys.path[0] != str(ROOT):
+    sys.path.insert(0, str(ROOT))
+
+import haggis_sim as hs  # noqa: E402
+from haggis_sim.runner import logs  # noqa: E402
+from haggis_sim.runner.run import RunConfig, execute  # noqa: E402
+
+
+def _load_golden() -> ModuleType:
+    path = Path(__file__).resolve().parent / "golden" / "regenerate.py"
+    spec = importlib.util.spec_from_file_location("golden_regenerate_speed", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+#: name -> (preset, players, strategies, games, seed)
+CASES: dict[str, tuple[str, int, tuple[str, ...], int, int]] = {
+    "greedy-mcts-2p": ("revised", 2, ("greedy", "mcts:iters=50"), 8, 11),
+    "mcts-heuristic-3p": ("revised", 3, ("mcts:iters=50", "heuristic", "greedy"), 6, 12),
+    "mcts-random-rollout-aid-2p": (
+        "aid",
+        2,
+        ("mcts:iters=40,rollout=random,bet=0.3", "random:bet=0.3"),
+        6,
+        13,
+    ),
+}
+
+DIGESTS: dict[str, dict[str, str]] = {
+    "greedy-mcts-2p": {
+        "games": "4a36c24c8c8b04ec0391a6e1e79b010643b86b8ca30487b4fff326fcf7da9817",
+        "rounds": "bdc373658e5981fbbd132bbfee1afbcdd0ea4680d6ecbcc3b402f42f40479b71",
+        "moves": "088100eb1928f1509c72da7b38f478ba704f2c8c54a0e06c6cd5af0ab3da8f04",
+    },
+    "mcts-heuristic-3p": {
+        "games": "238444199d05d11d874941dcd64eccb8eaf51672b4a44011009ddbcbff4d6fb4",
+        "rounds": "7fc269f4294df8649f6dd42c05e8ba407f1d22d084acea967bc3b13009ac4f78",
+        "moves": "97d60500e5238fc3a033004cd4ec6155576ac296bfb5b811d40bed3fcea7110f",
+    },
+    "mcts-random-rollout-aid-2p": {
+        "games": "6c5a8d5371d66151da16d8b5467174b0668e9289b279788f590bf09f45a972f2",
+        "rounds": "3e49dcebf1c6fd96f0f946bd2c5116b21e50490c0c8cbe65815070414fb60064",
+        "moves": "02be6e9b25f203939f20d6c3ad91270faab15b6158d4eb210874596f5134497d",
+    },
+}
+
+
+def _digests(name: str, work: Path) -> dict[str, str]:
+    """Whole-table SHA-256 of each logged table of case ``name`` played in ``work``."""
+    preset, players, strats, games, seed = CASES[name]
+    config = RunConfig(
+        strategies=list(strats),
+        games=games,
+        rules=hs.Rules.preset(preset, players=players).as_dict(),
+        seed=seed,
+        seats="rotate",
+        chunk_size=games,
+        log_moves=True,
+        jobs=1,
+        command="",
+    )
+    execute(config, work / name)
+    golden = _load_golden()
+    return {t: golden.table_digest(work / name, t)["sha256"] for t in logs.TABLES}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_mcts_games_unchanged_by_speed_work(name: str, tmp_path: Path) -> None:
+    assert _digests(name, tmp_path) == DIGESTS[name], (
+        f"mcts games of case {name} changed: the speed work must not change a decision"
+    )
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in CASES:
+            print(f"    {case!r}: {_digests(case, Path(tmp))!r},")
