@@ -35,12 +35,19 @@ HASH_MUL = -7046029254386353131  # 0x9E3779B97F4A7C15 as a signed int64
 def determinize(obs, seat, rng):
     """A full state consistent with ``seat``'s observation, hidden cards dealt at random."""
     st = obs.copy()
+    determinize_into(obs, seat, rng, st, np.empty(45, dtype=np.int64))
+    return st
+
+
+@njit(cache=True)
+def determinize_into(obs, seat, rng, st, unseen):
+    """:func:`determinize` into preallocated ``st`` (obs-sized) and ``unseen`` (45 slots)."""
+    st[:] = obs
     n = obs[K.S_NP]
     nsuits = obs[K.S_NSUITS]
     seen = obs[K.S_HAND + seat] | obs[K.S_TRICK_CARDS]
     for s in range(n):
         seen |= obs[K.S_CAPT + s]
-    unseen = np.empty(45, dtype=np.int64)
     k = 0
     for r in range(9):
         for su in range(nsuits):
@@ -68,7 +75,6 @@ def determinize(obs, seat, rng):
     for i in range(pos, k):
         hag |= np.int64(1) << unseen[i]
     st[K.S_HAGGIS] = hag
-    return st
 
 
 @njit(cache=True)
@@ -112,8 +118,29 @@ def _now():
 
 
 @njit(cache=True)
+def _ucb_pick(node, first_child, sibling, visits, reward, avail, c):
+    """At the root (every child legal in every determinization): count availability, pick by UCB."""
+    best = -1
+    best_score = -1.0
+    child = first_child[node]
+    while child >= 0:
+        avail[child] += 1.0
+        score = reward[child] / visits[child] + c * np.sqrt(np.log(avail[child]) / visits[child])
+        if score > best_score:
+            best_score = score
+            best = child
+        child = sibling[child]
+    return best
+
+
+@njit(cache=True)
 def search(obs, params, rng, buf):
-    """Run the search from ``obs``; return (best root action, P(searcher goes out first))."""
+    """Run the search from ``obs``; return (best root action, P(searcher goes out first)).
+
+    The root's legal actions and their expansion keys depend only on what the searcher
+    sees (its own hand, the trick, the phase), so they are computed once per decision;
+    deeper nodes look their legal actions up in a stamped hash table sized on demand.
+    """
     seat = obs[K.S_TO_ACT]
     iters = max(1, np.int64(params[M_ITERS]))
     c = params[M_C]
@@ -128,18 +155,26 @@ def search(obs, params, rng, buf):
     avail = np.zeros(cap, dtype=np.float64)
     n_children = np.zeros(cap, dtype=np.int64)
     n_nodes = 1
-    # open-addressing table: legal action -> index in buf, stamped per use
-    tsize = 1
-    while tsize < 2 * buf.shape[0]:
-        tsize *= 2
+    # the root, constant within the decision
+    k0 = K.legal_actions(obs, buf, False)
+    root_moves = buf[:k0].copy()
+    root_leading = obs[K.S_TOP] == 0
+    root_keys = np.empty(k0, dtype=np.float64)
+    for i in range(k0):
+        root_keys[i] = expansion_key(root_moves[i], root_leading)
+    root_tried = np.zeros(k0, dtype=np.int64)
+    # open-addressing table: legal action -> index in buf, stamped per use; grown on demand
+    tsize = 1024
     tkeys = np.zeros(tsize, dtype=np.int64)
     tvals = np.zeros(tsize, dtype=np.int64)
     tstamp = np.zeros(tsize, dtype=np.int64)
-    tried = np.zeros(buf.shape[0], dtype=np.int64)
+    tried = np.zeros(tsize // 2, dtype=np.int64)
     stamp = 0
     path = np.empty(cap, dtype=np.int64)
     rewards = np.zeros(3, dtype=np.float64)
     no_params = np.zeros(8, dtype=np.float64)
+    st = np.empty_like(obs)
+    unseen = np.empty(45, dtype=np.int64)
     first_out = 0
     budget = params[M_MS] / 1000.0
     t0 = _now() if budget > 0 else 0.0
@@ -148,12 +183,51 @@ def search(obs, params, rng, buf):
         if budget > 0 and it % 8 == 7 and _now() - t0 > budget:
             break
         done += 1
-        st = determinize(obs, seat, rng)
-        node = 0
+        determinize_into(obs, seat, rng, st, unseen)
         depth = 0
         path[0] = 0
-        while st[K.S_PHASE] != K.PH_ROUND_OVER:
+        # root step: the same choice as a deeper node's, without regenerating its moves
+        best = _ucb_pick(0, first_child, sibling, visits, reward, avail, c)
+        room = n_children[0] < 1 + np.sqrt(visits[0]) or best < 0
+        expanded = False
+        if n_children[0] < k0 and room and n_nodes < cap:
+            a = np.int64(0)
+            a_i = -1
+            a_key = 1e18
+            for i in range(k0):
+                if root_tried[i] == 0:
+                    key = root_keys[i] + K.uniform(rng)
+                    if key < a_key:
+                        a_key = key
+                        a_i = i
+            a = root_moves[a_i]
+            root_tried[a_i] = 1
+            new = n_nodes
+            n_nodes += 1
+            n_children[0] += 1
+            action[new] = a
+            mover[new] = seat
+            sibling[new] = first_child[0]
+            first_child[0] = new
+            avail[new] = 1.0
+            K.apply_action(st, a)
+            depth = 1
+            path[1] = new
+            expanded = True
+        elif best >= 0:
+            K.apply_action(st, action[best])
+            depth = 1
+            path[1] = best
+        node = path[depth]
+        while not expanded and depth > 0 and st[K.S_PHASE] != K.PH_ROUND_OVER:
             k = K.legal_actions(st, buf, False)
+            if 2 * k > tsize:
+                while 2 * k > tsize:
+                    tsize *= 2
+                tkeys = np.zeros(tsize, dtype=np.int64)
+                tvals = np.zeros(tsize, dtype=np.int64)
+                tstamp = np.zeros(tsize, dtype=np.int64)
+                tried = np.zeros(tsize // 2, dtype=np.int64)
             stamp += 1
             for i in range(k):
                 h = (buf[i] * HASH_MUL) >> 40
