@@ -23,7 +23,7 @@ from numba import njit, objmode
 
 from haggis_sim import kernel as K
 
-from .simple_kernels import greedy_act
+from .simple_kernels import greedy_rollout_act
 
 # parameter slots
 M_ITERS, M_C, M_ROLLOUT, M_BET, M_MS = 0, 1, 2, 3, 4
@@ -95,7 +95,7 @@ def expansion_key(m, leading):
 def _rollout_reward(st, rng, buf, policy, rewards, no_params):
     while st[K.S_PHASE] != K.PH_ROUND_OVER:
         if policy == ROLLOUT_GREEDY:
-            a = greedy_act(st, no_params, rng, buf)
+            a = greedy_rollout_act(st, no_params, rng, buf)
         else:
             k = K.legal_actions(st, buf, False)
             a = buf[K.below(rng, k)]
