@@ -118,6 +118,33 @@ def _now():
 
 
 @njit(cache=True)
+def _child_legal(st, a):
+    """Whether ``a``, a move once listed by ``legal_actions`` at this tree node, is legal now.
+
+    Equal to ``a`` being in ``legal_actions(st, buf, False)``: the generator lists one
+    canonical reading per card set, and ``a`` is that reading, so it is listed exactly when
+    its cards are in the mover's hand and it beats the top (a pass: when following; a
+    give: in a give phase, to another seat).
+    """
+    ph = st[K.S_PHASE]
+    t = K.move_type(a)
+    if t == K.T_GIVE:
+        return (ph == K.PH_GIVE_TRICK or ph == K.PH_GIVE_HAGGIS) and (a & 7) != st[K.S_TO_ACT]
+    if ph != K.PH_PLAY:
+        return False
+    if a == 0:
+        return st[K.S_TOP] != 0
+    seat = st[K.S_TO_ACT]
+    hand = st[K.S_HAND + seat]
+    cards = a & K.CARDS_MASK
+    if (cards & K.SUIT_ALL) & ~hand:
+        return False
+    if ((cards >> K.FACE_SHIFT) & 7) & ~((hand >> (K.FACE_SHIFT + 3 * seat)) & 7):
+        return False
+    return K.beats(a, st[K.S_TOP])
+
+
+@njit(cache=True)
 def _ucb_pick(node, first_child, sibling, visits, reward, avail, c):
     """At the root (every child legal in every determinization): count availability, pick by UCB."""
     best = -1
@@ -220,40 +247,14 @@ def search(obs, params, rng, buf):
             path[1] = best
         node = path[depth]
         while not expanded and depth > 0 and st[K.S_PHASE] != K.PH_ROUND_OVER:
-            k = K.legal_actions(st, buf, False)
-            if 2 * k > tsize:
-                while 2 * k > tsize:
-                    tsize *= 2
-                tkeys = np.zeros(tsize, dtype=np.int64)
-                tvals = np.zeros(tsize, dtype=np.int64)
-                tstamp = np.zeros(tsize, dtype=np.int64)
-                tried = np.zeros(tsize // 2, dtype=np.int64)
-            stamp += 1
-            for i in range(k):
-                h = (buf[i] * HASH_MUL) >> 40
-                slot = h & (tsize - 1)
-                while tstamp[slot] == stamp:
-                    slot = (slot + 1) & (tsize - 1)
-                tstamp[slot] = stamp
-                tkeys[slot] = buf[i]
-                tvals[slot] = i
-                tried[i] = 0
-            # walk the children: mark the legal ones tried, count availability, pick by UCB
+            # walk the children: count availability of the legal ones, pick by UCB
             best = -1
             best_score = -1.0
+            n_legal = 0
             child = first_child[node]
             while child >= 0:
-                a = action[child]
-                h = (a * HASH_MUL) >> 40
-                slot = h & (tsize - 1)
-                idx = -1
-                while tstamp[slot] == stamp:
-                    if tkeys[slot] == a:
-                        idx = slot
-                        break
-                    slot = (slot + 1) & (tsize - 1)
-                if idx >= 0:
-                    tried[tvals[idx]] = 1
+                if _child_legal(st, action[child]):
+                    n_legal += 1
                     avail[child] += 1.0
                     score = reward[child] / visits[child] + c * np.sqrt(
                         np.log(avail[child]) / visits[child]
@@ -262,34 +263,61 @@ def search(obs, params, rng, buf):
                         best_score = score
                         best = child
                 child = sibling[child]
-            untried = 0
-            for i in range(k):
-                if tried[i] == 0:
-                    untried += 1
-            # progressive widening: a node may hold 1 + sqrt(visits) children
+            # progressive widening: a node may hold 1 + sqrt(visits) children; only then
+            # are the legal actions listed, to find the untried ones
             room = n_children[node] < 1 + np.sqrt(visits[node]) or best < 0
-            if untried > 0 and room and n_nodes < cap:
-                leading = st[K.S_TOP] == 0
-                a = np.int64(0)
-                a_key = 1e18
-                for i in range(k):
-                    if tried[i] == 0:
-                        key = expansion_key(buf[i], leading) + K.uniform(rng)
-                        if key < a_key:
-                            a_key = key
-                            a = buf[i]
-                new = n_nodes
-                n_nodes += 1
-                n_children[node] += 1
-                action[new] = a
-                mover[new] = st[K.S_TO_ACT]
-                sibling[new] = first_child[node]
-                first_child[node] = new
-                avail[new] = 1.0
-                K.apply_action(st, a)
-                depth += 1
-                path[depth] = new
-                break
+            if room and n_nodes < cap:
+                k = K.legal_actions(st, buf, False)
+                if k > n_legal:
+                    if 2 * k > tsize:
+                        while 2 * k > tsize:
+                            tsize *= 2
+                        tkeys = np.zeros(tsize, dtype=np.int64)
+                        tvals = np.zeros(tsize, dtype=np.int64)
+                        tstamp = np.zeros(tsize, dtype=np.int64)
+                        tried = np.zeros(tsize // 2, dtype=np.int64)
+                    stamp += 1
+                    for i in range(k):
+                        h = (buf[i] * HASH_MUL) >> 40
+                        slot = h & (tsize - 1)
+                        while tstamp[slot] == stamp:
+                            slot = (slot + 1) & (tsize - 1)
+                        tstamp[slot] = stamp
+                        tkeys[slot] = buf[i]
+                        tvals[slot] = i
+                        tried[i] = 0
+                    child = first_child[node]
+                    while child >= 0:
+                        a = action[child]
+                        h = (a * HASH_MUL) >> 40
+                        slot = h & (tsize - 1)
+                        while tstamp[slot] == stamp:
+                            if tkeys[slot] == a:
+                                tried[tvals[slot]] = 1
+                                break
+                            slot = (slot + 1) & (tsize - 1)
+                        child = sibling[child]
+                    leading = st[K.S_TOP] == 0
+                    a = np.int64(0)
+                    a_key = 1e18
+                    for i in range(k):
+                        if tried[i] == 0:
+                            key = expansion_key(buf[i], leading) + K.uniform(rng)
+                            if key < a_key:
+                                a_key = key
+                                a = buf[i]
+                    new = n_nodes
+                    n_nodes += 1
+                    n_children[node] += 1
+                    action[new] = a
+                    mover[new] = st[K.S_TO_ACT]
+                    sibling[new] = first_child[node]
+                    first_child[node] = new
+                    avail[new] = 1.0
+                    K.apply_action(st, a)
+                    depth += 1
+                    path[depth] = new
+                    break
             if best < 0:
                 break
             K.apply_action(st, action[best])
