@@ -161,6 +161,106 @@ def _ucb_pick(node, first_child, sibling, visits, reward, avail, c):
 
 
 @njit(cache=True)
+def _descend(
+    st, depth, expanded, path, action, first_child, sibling, mover, visits, reward, avail,
+    n_children, ctr, tkeys, tvals, tstamp, tried, rng, buf, c, policy, rewards, no_params, cap,
+):  # fmt: skip
+    """One iteration below the root's chosen child ``path[depth]``: select (UCB with
+    availability), expand one node where progressive widening allows, roll out, back up.
+
+    ``ctr`` holds [nodes in use, hash-table stamp]; the hash table (``tkeys``, ``tvals``,
+    ``tstamp``, ``tried``) is returned, grown if a node had more legal actions than fit.
+    """
+    tsize = tkeys.shape[0]
+    node = path[depth]
+    while not expanded and depth > 0 and st[K.S_PHASE] != K.PH_ROUND_OVER:
+        # walk the children: count availability of the legal ones, pick by UCB
+        best = -1
+        best_score = -1.0
+        n_legal = 0
+        child = first_child[node]
+        while child >= 0:
+            if _child_legal(st, action[child]):
+                n_legal += 1
+                avail[child] += 1.0
+                score = reward[child] / visits[child] + c * np.sqrt(
+                    np.log(avail[child]) / visits[child]
+                )
+                if score > best_score:
+                    best_score = score
+                    best = child
+            child = sibling[child]
+        # progressive widening: a node may hold 1 + sqrt(visits) children; only then
+        # are the legal actions listed, to find the untried ones
+        room = n_children[node] < 1 + np.sqrt(visits[node]) or best < 0
+        if room and ctr[0] < cap:
+            k = K.legal_actions(st, buf, False)
+            if k > n_legal:
+                if 2 * k > tsize:
+                    while 2 * k > tsize:
+                        tsize *= 2
+                    tkeys = np.zeros(tsize, dtype=np.int64)
+                    tvals = np.zeros(tsize, dtype=np.int64)
+                    tstamp = np.zeros(tsize, dtype=np.int64)
+                    tried = np.zeros(tsize // 2, dtype=np.int64)
+                ctr[1] += 1
+                stamp = ctr[1]
+                for i in range(k):
+                    h = (buf[i] * HASH_MUL) >> 40
+                    slot = h & (tsize - 1)
+                    while tstamp[slot] == stamp:
+                        slot = (slot + 1) & (tsize - 1)
+                    tstamp[slot] = stamp
+                    tkeys[slot] = buf[i]
+                    tvals[slot] = i
+                    tried[i] = 0
+                child = first_child[node]
+                while child >= 0:
+                    a = action[child]
+                    h = (a * HASH_MUL) >> 40
+                    slot = h & (tsize - 1)
+                    while tstamp[slot] == stamp:
+                        if tkeys[slot] == a:
+                            tried[tvals[slot]] = 1
+                            break
+                        slot = (slot + 1) & (tsize - 1)
+                    child = sibling[child]
+                leading = st[K.S_TOP] == 0
+                a = np.int64(0)
+                a_key = 1e18
+                for i in range(k):
+                    if tried[i] == 0:
+                        key = expansion_key(buf[i], leading) + K.uniform(rng)
+                        if key < a_key:
+                            a_key = key
+                            a = buf[i]
+                new = ctr[0]
+                ctr[0] += 1
+                n_children[node] += 1
+                action[new] = a
+                mover[new] = st[K.S_TO_ACT]
+                sibling[new] = first_child[node]
+                first_child[node] = new
+                avail[new] = 1.0
+                K.apply_action(st, a)
+                depth += 1
+                path[depth] = new
+                break
+        if best < 0:
+            break
+        K.apply_action(st, action[best])
+        node = best
+        depth += 1
+        path[depth] = node
+    _rollout_reward(st, rng, buf, policy, rewards, no_params)
+    for d in range(depth, 0, -1):
+        nd = path[d]
+        visits[nd] += 1.0
+        reward[nd] += rewards[mover[nd]]
+    return tkeys, tvals, tstamp, tried
+
+
+@njit(cache=True)
 def search(obs, params, rng, buf):
     """Run the search from ``obs``; return (best root action, P(searcher goes out first)).
 
@@ -181,7 +281,8 @@ def search(obs, params, rng, buf):
     reward = np.zeros(cap, dtype=np.float64)
     avail = np.zeros(cap, dtype=np.float64)
     n_children = np.zeros(cap, dtype=np.int64)
-    n_nodes = 1
+    ctr = np.zeros(2, dtype=np.int64)  # [nodes in use, hash-table stamp]
+    ctr[0] = 1
     # the root, constant within the decision
     k0 = K.legal_actions(obs, buf, False)
     root_moves = buf[:k0].copy()
@@ -196,7 +297,6 @@ def search(obs, params, rng, buf):
     tvals = np.zeros(tsize, dtype=np.int64)
     tstamp = np.zeros(tsize, dtype=np.int64)
     tried = np.zeros(tsize // 2, dtype=np.int64)
-    stamp = 0
     path = np.empty(cap, dtype=np.int64)
     rewards = np.zeros(3, dtype=np.float64)
     no_params = np.zeros(8, dtype=np.float64)
@@ -217,7 +317,7 @@ def search(obs, params, rng, buf):
         best = _ucb_pick(0, first_child, sibling, visits, reward, avail, c)
         room = n_children[0] < 1 + np.sqrt(visits[0]) or best < 0
         expanded = False
-        if n_children[0] < k0 and room and n_nodes < cap:
+        if n_children[0] < k0 and room and ctr[0] < cap:
             a = np.int64(0)
             a_i = -1
             a_key = 1e18
@@ -229,8 +329,8 @@ def search(obs, params, rng, buf):
                         a_i = i
             a = root_moves[a_i]
             root_tried[a_i] = 1
-            new = n_nodes
-            n_nodes += 1
+            new = ctr[0]
+            ctr[0] += 1
             n_children[0] += 1
             action[new] = a
             mover[new] = seat
@@ -245,92 +345,13 @@ def search(obs, params, rng, buf):
             K.apply_action(st, action[best])
             depth = 1
             path[1] = best
-        node = path[depth]
-        while not expanded and depth > 0 and st[K.S_PHASE] != K.PH_ROUND_OVER:
-            # walk the children: count availability of the legal ones, pick by UCB
-            best = -1
-            best_score = -1.0
-            n_legal = 0
-            child = first_child[node]
-            while child >= 0:
-                if _child_legal(st, action[child]):
-                    n_legal += 1
-                    avail[child] += 1.0
-                    score = reward[child] / visits[child] + c * np.sqrt(
-                        np.log(avail[child]) / visits[child]
-                    )
-                    if score > best_score:
-                        best_score = score
-                        best = child
-                child = sibling[child]
-            # progressive widening: a node may hold 1 + sqrt(visits) children; only then
-            # are the legal actions listed, to find the untried ones
-            room = n_children[node] < 1 + np.sqrt(visits[node]) or best < 0
-            if room and n_nodes < cap:
-                k = K.legal_actions(st, buf, False)
-                if k > n_legal:
-                    if 2 * k > tsize:
-                        while 2 * k > tsize:
-                            tsize *= 2
-                        tkeys = np.zeros(tsize, dtype=np.int64)
-                        tvals = np.zeros(tsize, dtype=np.int64)
-                        tstamp = np.zeros(tsize, dtype=np.int64)
-                        tried = np.zeros(tsize // 2, dtype=np.int64)
-                    stamp += 1
-                    for i in range(k):
-                        h = (buf[i] * HASH_MUL) >> 40
-                        slot = h & (tsize - 1)
-                        while tstamp[slot] == stamp:
-                            slot = (slot + 1) & (tsize - 1)
-                        tstamp[slot] = stamp
-                        tkeys[slot] = buf[i]
-                        tvals[slot] = i
-                        tried[i] = 0
-                    child = first_child[node]
-                    while child >= 0:
-                        a = action[child]
-                        h = (a * HASH_MUL) >> 40
-                        slot = h & (tsize - 1)
-                        while tstamp[slot] == stamp:
-                            if tkeys[slot] == a:
-                                tried[tvals[slot]] = 1
-                                break
-                            slot = (slot + 1) & (tsize - 1)
-                        child = sibling[child]
-                    leading = st[K.S_TOP] == 0
-                    a = np.int64(0)
-                    a_key = 1e18
-                    for i in range(k):
-                        if tried[i] == 0:
-                            key = expansion_key(buf[i], leading) + K.uniform(rng)
-                            if key < a_key:
-                                a_key = key
-                                a = buf[i]
-                    new = n_nodes
-                    n_nodes += 1
-                    n_children[node] += 1
-                    action[new] = a
-                    mover[new] = st[K.S_TO_ACT]
-                    sibling[new] = first_child[node]
-                    first_child[node] = new
-                    avail[new] = 1.0
-                    K.apply_action(st, a)
-                    depth += 1
-                    path[depth] = new
-                    break
-            if best < 0:
-                break
-            K.apply_action(st, action[best])
-            node = best
-            depth += 1
-            path[depth] = node
-        _rollout_reward(st, rng, buf, policy, rewards, no_params)
+        tkeys, tvals, tstamp, tried = _descend(
+            st, depth, expanded, path, action, first_child, sibling, mover, visits, reward,
+            avail, n_children, ctr, tkeys, tvals, tstamp, tried, rng, buf, c, policy, rewards,
+            no_params, cap,
+        )  # fmt: skip
         if st[K.S_OUT] == seat:
             first_out += 1
-        for d in range(depth, 0, -1):
-            nd = path[d]
-            visits[nd] += 1.0
-            reward[nd] += rewards[mover[nd]]
         visits[0] += 1.0
     best = -1
     child = first_child[0]
@@ -339,6 +360,73 @@ def search(obs, params, rng, buf):
             best = child
         child = sibling[child]
     return action[best], first_out / done
+
+
+@njit(cache=True)
+def analyze_alternatives(obs, moves, groups, seed, c, policy, buf):
+    """Score each of ``moves`` (legal at ``obs``) by ISMCTS with forced root children.
+
+    ``groups`` times: deal the hidden cards once (stream ``derive(seed, 2g)``), then for
+    every move apply it to a copy of that deal and run one iteration of the search below
+    that move's own root child, every move with the same stream ``derive(seed, 2g + 1)``
+    (common random numbers). Returns one row per move: sum and sum of squares of the
+    acting seat's reward, then of its round score margin over the best other seat, then
+    the number of samples.
+    """
+    seat = obs[K.S_TO_ACT]
+    m = moves.shape[0]
+    cap = m * (groups + 1) + 2
+    action = np.zeros(cap, dtype=np.int64)
+    first_child = np.full(cap, -1, dtype=np.int64)
+    sibling = np.full(cap, -1, dtype=np.int64)
+    mover = np.zeros(cap, dtype=np.int64)
+    visits = np.zeros(cap, dtype=np.float64)
+    reward = np.zeros(cap, dtype=np.float64)
+    avail = np.zeros(cap, dtype=np.float64)
+    n_children = np.zeros(cap, dtype=np.int64)
+    for j in range(m):
+        action[j + 1] = moves[j]
+        mover[j + 1] = seat
+        avail[j + 1] = 1.0
+    n_children[0] = m
+    ctr = np.zeros(2, dtype=np.int64)
+    ctr[0] = m + 1
+    tkeys = np.zeros(1024, dtype=np.int64)
+    tvals = np.zeros(1024, dtype=np.int64)
+    tstamp = np.zeros(1024, dtype=np.int64)
+    tried = np.zeros(512, dtype=np.int64)
+    path = np.empty(cap, dtype=np.int64)
+    rewards = np.zeros(3, dtype=np.float64)
+    no_params = np.zeros(8, dtype=np.float64)
+    deal = np.empty_like(obs)
+    st = np.empty_like(obs)
+    unseen = np.empty(45, dtype=np.int64)
+    out = np.zeros((m, 5), dtype=np.float64)
+    n = obs[K.S_NP]
+    for g in range(groups):
+        determinize_into(obs, seat, K.new_stream(K.derive(seed, 2 * g)), deal, unseen)
+        for j in range(m):
+            st[:] = deal
+            K.apply_action(st, moves[j])
+            path[0] = 0
+            path[1] = j + 1
+            rng = K.new_stream(K.derive(seed, 2 * g + 1))
+            tkeys, tvals, tstamp, tried = _descend(
+                st, 1, False, path, action, first_child, sibling, mover, visits, reward,
+                avail, n_children, ctr, tkeys, tvals, tstamp, tried, rng, buf, c, policy,
+                rewards, no_params, cap,
+            )  # fmt: skip
+            best_other = -1_000_000
+            for o in range(n):
+                if o != seat:
+                    best_other = max(best_other, st[K.S_SC_TOTAL + o])
+            margin = st[K.S_SC_TOTAL + seat] - best_other
+            out[j, 0] += rewards[seat]
+            out[j, 1] += rewards[seat] * rewards[seat]
+            out[j, 2] += margin
+            out[j, 3] += margin * margin
+            out[j, 4] += 1.0
+    return out
 
 
 @njit(cache=True)
