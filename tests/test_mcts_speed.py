@@ -91,6 +91,66 @@ def _digests(name: str, work: Path) -> dict[str, str]:
     return {t: golden.table_digest(work / name, t)["sha256"] for t in logs.TABLES}
 
 
+#: (preset, players, spec) -> SHA-256 prefix of the actions at fixed positions, produced
+#: by running :func:`_position_actions_digest` on d124337 (this file copied into that
+#: checkout's tests/ and run there with ``python tests/test_mcts_speed.py --positions``)
+POSITION_DIGESTS = {
+    ("revised", 2, "mcts"): "119:92dfff546a17a41f",
+    ("revised", 3, "mcts"): "94:abb5ce44622b752f",
+    ("aid", 2, "mcts:iters=60,rollout=random,bet=0.3"): "122:9a5c3f4c04f3855e",
+}
+
+
+def _position_actions_digest(preset: str, players: int, spec: str) -> str:
+    """Digest of ``spec``'s actions at every position of seat 0 in one heuristic game.
+
+    Each decision gets a fresh stream seeded by its index, so unlike whole games (where a
+    decision that consumes fewer random numbers shifts every later one) this pins each
+    single decision: a speed change that keeps the chosen action keeps this digest.
+    """
+    import hashlib
+
+    import numpy as np
+
+    import strategies
+    from haggis_sim.engine import layout as L
+    from haggis_sim.engine import state as S
+    from haggis_sim.engine.rng import new_stream
+
+    strat = strategies.make(spec)
+    player = strategies.make("heuristic")
+    assert isinstance(strat, strategies.CompiledStrategy)
+    assert isinstance(player, strategies.CompiledStrategy)
+    st = S.init_state(hs.Rules.preset(preset, players=players).to_array())
+    S.start_game(st, np.int64(77))
+    streams = [new_stream(np.int64(s)) for s in range(players)]
+    actions = []
+    while True:
+        if st[L.S_PHASE] == L.PH_ROUND_OVER:
+            if S.next_round(st):
+                break
+            continue
+        seat = int(st[L.S_TO_ACT])
+        obs = S.observe(st, seat)
+        if seat == 0:
+            actions.append(strat.act_array(obs, new_stream(np.int64(len(actions)))))
+        S.apply_action(st, np.int64(player.act_array(obs, streams[seat])))
+    return f"{len(actions)}:" + hashlib.sha256(repr(actions).encode()).hexdigest()[:16]
+
+
+POSITION_CASES = [
+    ("revised", 2, "mcts"),
+    ("revised", 3, "mcts"),
+    ("aid", 2, "mcts:iters=60,rollout=random,bet=0.3"),
+]
+
+
+@pytest.mark.parametrize(("preset", "players", "spec"), POSITION_CASES)
+def test_mcts_decisions_at_fixed_positions_unchanged(preset: str, players: int, spec: str) -> None:
+    got = _position_actions_digest(preset, players, spec)
+    assert got == POSITION_DIGESTS[(preset, players, spec)]
+
+
 def test_greedy_rollout_generator_makes_greedys_choice() -> None:
     """The rollout's cheap generator picks exactly greedy's move (so rollouts are unchanged)."""
     import numpy as np
@@ -139,6 +199,10 @@ def test_mcts_games_unchanged_by_speed_work(name: str, tmp_path: Path) -> None:
 if __name__ == "__main__":
     import tempfile
 
+    if "--positions" in sys.argv:
+        for case in POSITION_CASES:
+            print(f"    {case!r}: {_position_actions_digest(*case)!r},")
+        raise SystemExit(0)
     with tempfile.TemporaryDirectory() as tmp:
         for case in CASES:
             print(f"    {case!r}: {_digests(case, Path(tmp))!r},")
