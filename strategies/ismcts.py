@@ -261,8 +261,30 @@ def _descend(
 
 
 @njit(cache=True)
-def search(obs, params, rng, buf):
+def _decided(first_child, sibling, visits, remaining):
+    """Whether the root's most visited child leads every other by more than ``remaining``."""
+    top = 0.0
+    second = 0.0
+    child = first_child[0]
+    while child >= 0:
+        v = visits[child]
+        if v > top:
+            second = top
+            top = v
+        elif v > second:
+            second = v
+        child = sibling[child]
+    return top - second > remaining
+
+
+@njit(cache=True)
+def search(obs, params, rng, buf, stop_early=False):
     """Run the search from ``obs``; return (best root action, P(searcher goes out first)).
+
+    With ``stop_early`` the search ends as soon as the most visited root child leads the
+    runner-up by more visits than iterations remain: it can no longer be overtaken, so
+    the action is the one the full budget would choose (the estimate of going out first
+    rests on fewer iterations; mcts_act does not stop early when it may bet).
 
     The root's legal actions and their expansion keys depend only on what the searcher
     sees (its own hand, the trick, the phase), so they are computed once per decision;
@@ -353,6 +375,8 @@ def search(obs, params, rng, buf):
         if st[K.S_OUT] == seat:
             first_out += 1
         visits[0] += 1.0
+        if stop_early and _decided(first_child, sibling, visits, iters - done):
+            break
     best = -1
     child = first_child[0]
     while child >= 0:
@@ -431,12 +455,13 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, buf):
 
 @njit(cache=True)
 def mcts_act(obs, params, rng, buf):
+    """The search's action; no search when only one action is legal and no bet is open."""
     seat = obs[K.S_TO_ACT]
-    if obs[K.S_PHASE] == K.PH_PLAY and K.legal_actions(obs, buf, False) == 1 and obs[K.S_TOP] != 0:
-        if not K.can_bet(obs, seat):
-            return np.int64(0)  # only pass is legal
-    a, p_first = search(obs, params, rng, buf)
-    if K.can_bet(obs, seat):
+    may_bet = K.can_bet(obs, seat)
+    if not may_bet and K.legal_actions(obs, buf, False) == 1:
+        return buf[0]  # forced: a lone pass, play or give
+    a, p_first = search(obs, params, rng, buf, not may_bet)
+    if may_bet:
         mask = obs[K.R_BASE + K.R_BET_MASK]
         threshold = params[M_BET]
         if mask & 4 and p_first >= threshold + 0.15:
