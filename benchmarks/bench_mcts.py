@@ -5,7 +5,8 @@ short look). The baseline is a pristine export of ``--baseline`` (default d12433
 code before the MCTS speed work) made with ``git archive`` into a temporary folder; each
 measurement runs in a fresh subprocess with ``PYTHONPATH`` set to one tree, old and new
 alternating (old, new, new, old, ...) so load from other processes on a shared machine
-hits both alike. Reported: per tree the median over repeats, and the new/old ratio.
+hits both alike. Reported: per tree the median over repeats, and the new/old ratio. Do not
+edit compiled sources of the working tree during a run (children would recompile).
 
 Measurements
 - decisions: ``--spec`` (default ``mcts``) decides at fixed positions (every decision of
@@ -22,6 +23,7 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -155,6 +157,14 @@ def main() -> None:
     if opts.quick:
         opts.games, opts.repeats, opts.position_games = 24, 1, 1
     trees = {"old": export(opts.baseline), "new": ROOT}
+    try:
+        measure(opts, trees)
+    finally:
+        shutil.rmtree(trees["old"], ignore_errors=True)
+
+
+def measure(opts: argparse.Namespace, trees: dict[str, Path]) -> None:
+    """Run every measurement on both trees, interleaved, and print the table."""
     jobs_cases = [(1, True), (1, False), (2, True), (2, False)]
     tasks: list[tuple[str, list[str]]] = [
         ("decisions", ["decisions", opts.spec, str(opts.position_games)])
