@@ -58,6 +58,7 @@ from .engine.moves import (
     move_rank,
     move_type,
     move_width,
+    pack,
 )
 from .engine.rng import below, derive, new_stream, next_u64, uniform
 from .engine.state import apply_action, can_bet, card_points, legal_actions, observe
@@ -118,6 +119,7 @@ __all__ = [
     "new_stream",
     "next_u64",
     "observe",
+    "pack",
     "popcount",
     "uniform",
 ]

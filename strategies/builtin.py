@@ -94,7 +94,15 @@ class MctsStrategy(CompiledStrategy):
         "going out first."
     )
     params = (
-        Param("iters", int, 200, "search iterations per decision", 1, 100_000),
+        Param(
+            "iters",
+            int,
+            200,
+            "search iterations per decision (fewer when the most visited action can no "
+            "longer be overtaken; none when only one action is legal)",
+            1,
+            100_000,
+        ),
         Param("c", float, 0.7, "UCB exploration constant", 0.0, 10.0),
         Param("rollout", str, "greedy", "rollout policy", choices=("random", "greedy")),
         Param("bet", float, 0.6, "estimated chance of going out first to bet 15", 0.0, 1.01),
