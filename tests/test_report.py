@@ -79,6 +79,7 @@ def seat_rows(games: pl.DataFrame) -> pl.DataFrame:
             games.filter(pl.col(f"strategy_{k}").is_not_null()).select(
                 "run", "game_id", "deal_id", "rules",
                 pl.lit(k).alias("seat"), pl.col(f"strategy_{k}").alias("strategy"),
+                pl.col(f"entry_{k}").cast(pl.Int64).alias("entry"),
                 pl.col(f"score_{k}").cast(pl.Float64).alias("score"),
                 (pl.col("winner") == k).alias("won"),
             )
@@ -125,7 +126,7 @@ def test_strategy_and_pair_results(runs: list[Path], report: Path) -> None:
         seat_rows(logs(runs, "games"))
         .group_by("run", "game_id", "strategy")
         .agg(pl.col("deal_id").first(), pl.col("rules").first(), pl.col("score").mean(),
-             pl.col("won").any())
+             pl.col("won").any(), pl.col("entry").min())
     )  # fmt: skip
     mine = gs.group_by("rules", "strategy").agg(
         pl.len().alias("games"), pl.col("won").sum().alias("wins"),
@@ -137,8 +138,9 @@ def test_strategy_and_pair_results(runs: list[Path], report: Path) -> None:
         ci = binomtest(row["wins"], row["games"]).proportion_ci(method="wilson")
         assert row["win_low"] == pytest.approx(ci.low) and row["win_high"] == pytest.approx(ci.high)
 
+    # A is the strategy the user named first (the lower --strategies entry)
     pair = gs.join(gs, on=["run", "game_id"], suffix="_b").filter(
-        pl.col("strategy") < pl.col("strategy_b")
+        pl.col("entry") < pl.col("entry_b")
     )
     neither = ~pl.col("won") & ~pl.col("won_b")
     pair = pair.with_columns(
