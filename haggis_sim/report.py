@@ -363,7 +363,7 @@ def _figures(tables: dict[str, pl.DataFrame], folder: Path) -> dict[str, str]:
         [_wrap(who(s, r), 30) for r, s in zip(pts["rules"], pts["strategy"], strict=True)],
     )
     axes[0].set_ylim(len(pts) - 0.5, -0.5)
-    fig.supxlabel("mean points per round (95% interval)", fontsize=9)
+    fig.supxlabel("mean points per round (95% interval)", fontsize=9, y=-0.06)
     save(fig, "points")
 
     # bets: success rate by hand strength at the bet, one panel per bet value
@@ -664,6 +664,13 @@ def empty_notes(tables: dict[str, pl.DataFrame], manifests: list[dict[str, Any]]
     return notes
 
 
+def _shortened(frame: pl.DataFrame, short: dict[str, str]) -> pl.DataFrame:
+    """The frame with strategy specs in its strategy columns shortened (see
+    :func:`short_specs`; the full specs are in the run list and the CSV files)."""
+    cols = [c for c in ("strategy", "a", "b") if c in frame.columns]
+    return frame.with_columns(pl.col(c).replace(short) for c in cols)
+
+
 def _page(
     run_dirs: list[Path],
     manifests: list[dict[str, Any]],
@@ -686,6 +693,13 @@ def _page(
     if not tables:
         out.append("<p class='notice'>No games are logged in these runs: no sections.</p>")
     notes = empty_notes(tables, manifests) if tables else {}
+    specs = [s for t in ("strategies", "points") for s in tables[t]["strategy"]] if tables else []
+    short = short_specs(specs)
+    if any(k != v for k, v in short.items()):
+        out.append(
+            "<p>Strategies are named by the parameters that tell them apart; their full specs "
+            "are in the run list at the bottom and in the CSV files.</p>"
+        )
     if tables:
         links = " · ".join(f"<a href='#{k}'>{html.escape(t)}</a>" for k, t, _, _ in SECTION_TEXT)
         out.append(f"<p>Sections: {links}</p>")
@@ -700,7 +714,7 @@ def _page(
         for name in names:
             if name in tables and len(tables[name]):
                 caption = f"{html.escape(name)} (<a href='tables/{name}.csv'>csv</a>)"
-                out.append(table_html(tables[name], caption))
+                out.append(table_html(_shortened(tables[name], short), caption))
     out.append(_header(run_dirs, manifests))
     out.append(IMAGE_CHECK + "</body></html>")
     return "\n".join(out)

@@ -394,3 +394,16 @@ def test_partly_finished_run_reports_its_games(runs: list[Path], tmp_path: Path)
     assert result.exit_code == 0, result.output
     assert "unfinished" in (tmp_path / "o" / "index.html").read_text()
     assert pl.read_csv(tmp_path / "o" / "tables" / "shape.csv")["games"].sum() == 100
+
+
+def test_build_report_tells_its_steps(runs: list[Path], tmp_path: Path) -> None:
+    """The progress display hears of every section's query, the figures and the page."""
+    steps: list[tuple[str, int, int]] = []
+    build_report(runs[:1], tmp_path / "o", on_step=lambda w, i, n: steps.append((w, i, n)))
+    names = [w for w, _, _ in steps]
+    assert names[: len(sections.SECTIONS)] == [
+        f"section {k.replace('_', ' and ')}" for k in sections.SECTIONS
+    ]
+    assert names[-3:] == ["figures", "page and tables", "done"]
+    done = [i for _, i, _ in steps]
+    assert done == sorted(done) and steps[-1][1] == steps[-1][2] == len(steps) - 1
