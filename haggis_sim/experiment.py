@@ -913,17 +913,23 @@ def experiment_page(summary: dict[str, Any], forest: str | None, report: str | N
         "game where the arms played the same deals, with its 95% interval (clustered by "
         "deal).</p><ul>",
     ]
-    for metric in summary["results"]:
+
+    def item(metric: str) -> str:
         name, _, rest = verdict_sentence(summary, metric, labels).partition(" — ")
         mark = " (the question)" if metric == summary["metric"] else ""
-        out.append(f"<li><b>{e(name)}{mark}</b> — {e(rest)}</li>")
-    out.append(f"</ul><p><b>{e(best_line(summary))}</b></p>")
+        return f"<li><b>{e(name)}{mark}</b> — {e(rest)}</li>"
+
+    out.append(item(summary["metric"]) + f"</ul><p><b>{e(best_line(summary))}</b></p>")
     if forest:
         out.append(
             f"<img src='{forest}' alt='paired differences of every arm from the baseline'>"
-            "<p>Blue: the 95% interval lies above zero; vermillion: below; grey: it holds "
+            "<p>Each arm's difference from the baseline with its 95% interval, one panel per "
+            "metric. Blue: the interval lies above zero; vermillion: below; grey: it holds "
             "zero (no difference separable at 95%).</p>"
         )
+    others = [m for m in summary["results"] if m != summary["metric"]]
+    if others:
+        out.append("<ul>" + "".join(item(m) for m in others) + "</ul>")
     out.append("</section>")
     links = [("summary.md", "summary (Markdown)"), ("summary.json", "summary (JSON)")]
     if len(summary["arms"]) > 1:

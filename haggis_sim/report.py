@@ -303,43 +303,30 @@ def _figures(tables: dict[str, pl.DataFrame], folder: Path) -> dict[str, str]:
 
     # seat and lead: win rates with Wilson intervals against the fair share 1/players
     seat, lead = tables["seat"], tables["lead_game"]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    many = many_rules or len(set(seat["players"])) > 1
+    rows_ = max(len(seat), len(lead))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 0.34 * rows_ + 1.9))
     for ax, t, names, title in (
         (axes[0], seat, [f"seat {s}" for s in seat["seat"]], "win rate by seat"),
-        (axes[1], lead, ["led" if x else "did not lead" for x in lead["led_first"]],
+        (axes[1], lead, ["led round 1" if x else "did not lead round 1" for x in lead["led_first"]],
          "win rate by who led the first round"),
     ):  # fmt: skip
-        xs = list(range(len(t)))
+        ys = list(range(len(t)))
         fair = [1 / p for p in t["players"]]
-        ax.errorbar(
-            xs,
-            t["win_rate"].to_list(),
-            fmt="o",
-            color=PALETTE[2],
-            capsize=3,
-            yerr=[
-                [v - lo for v, lo in zip(t["win_rate"], t["win_low"], strict=True)],
-                [hi - v for v, hi in zip(t["win_rate"], t["win_high"], strict=True)],
-            ],
-        )
-        ax.hlines(
-            fair,
-            [x - 0.4 for x in xs],
-            [x + 0.4 for x in xs],
-            color=REFERENCE,
-            ls="--",
-            lw=0.9,
-            label="fair share (1 / players)",
-        )
-        tick = [
-            n + (f"\n{r} {p}p" if many_rules or len(set(t["players"])) > 1 else "")
-            for n, r, p in zip(names, t["rules"], t["players"], strict=True)
-        ]
-        ax.set_xticks(xs, tick, fontsize=8)
-        ax.set_ylim(*_span(t["win_low"].to_list(), t["win_high"].to_list(), fair))
-        ax.set_title(title)
-        ax.grid(axis="y", alpha=0.3)
-    axes[0].legend(loc="upper center", bbox_to_anchor=(1.1, -0.22), frameon=False)
+        rate = t["win_rate"].to_list()
+        _interval_rows(ax, rate, t["win_low"].to_list(), t["win_high"].to_list(),
+                       [PALETTE[2]] * len(t))  # fmt: skip
+        ax.vlines(fair, [y - 0.4 for y in ys], [y + 0.4 for y in ys], color=REFERENCE, ls="--",
+                  lw=0.9, label="fair share (1 / players)")  # fmt: skip
+        ticks = [n + (f" · {r} · {p}p" if many else "")
+                 for n, r, p in zip(names, t["rules"], t["players"], strict=True)]  # fmt: skip
+        ax.set_yticks(ys, [_wrap(x, 40) for x in ticks], fontsize=8)
+        ax.set_ylim(len(t) - 0.5, -0.5)
+        ax.set_xlim(*_span(t["win_low"].to_list(), t["win_high"].to_list(), fair))
+        ax.set_title(title + " (95% Wilson)")
+        ax.grid(axis="x", alpha=0.3)
+    axes[0].legend(loc="lower center", bbox_to_anchor=(1.1, 1.08), frameon=False)
+    fig.tight_layout()
     save(fig, "seat_lead")
 
     # points per round by source: one panel per source, an interval per strategy
@@ -450,6 +437,8 @@ def _figures(tables: dict[str, pl.DataFrame], folder: Path) -> dict[str, str]:
         save(fig, "bombs")
 
     # game shape: one row of panels per rules preset (small multiples, shared x per column)
+    from matplotlib.ticker import MaxNLocator
+
     presets = sorted(set(tables["shape"]["rules"].to_list()))
     fig, axes = plt.subplots(
         len(presets), 3, figsize=(12, 1.9 * len(presets) + 1.0), squeeze=False, sharex="col"
@@ -472,9 +461,12 @@ def _figures(tables: dict[str, pl.DataFrame], folder: Path) -> dict[str, str]:
             edges = bins[key]
             ax.hist(s[x].to_list(), bins=edges, weights=[c / total for c in s[count]],
                     color=PALETTE[row % len(PALETTE)], rwidth=0.9)  # fmt: skip
-            ax.set_title(f"{title} · {rules}" if len(presets) > 1 else title)
+            if row == 0:
+                ax.set_title(title)
             ax.grid(axis="y", alpha=0.3)
-        axes[row][0].set_ylabel("share")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes[row][0].set_ylabel(_wrap(rules, 16) + "\nshare")
+    fig.tight_layout()
     save(fig, "shape")
     return files
 
