@@ -407,3 +407,87 @@ def test_build_report_tells_its_steps(runs: list[Path], tmp_path: Path) -> None:
     assert names[-3:] == ["figures", "page and tables", "done"]
     done = [i for _, i, _ in steps]
     assert done == sorted(done) and steps[-1][1] == steps[-1][2] == len(steps) - 1
+
+
+# --- labels, verdicts and empty sections -----------------------------------------------------
+
+
+def test_short_specs_keep_only_what_differs() -> None:
+    from haggis_sim.report import short_specs
+
+    late = "heuristic:bet=0.55,bomb=late,bomb_cards=5"
+    early = "heuristic:bet=0.55,bomb=early,bomb_cards=5"
+    got = short_specs([late, early, "greedy"])
+    assert got == {late: "heuristic:bomb=late", early: "heuristic:bomb=early", "greedy": "greedy"}
+
+
+def _summary(arms: list[tuple[str, list[str], str, int]], diffs: list[tuple[float, ...]]) -> dict:
+    """A summary.json-shaped dict: arms (name, strategies, rules, players) and, per arm after
+    the first, the win-rate difference (diff, low, high) from the first."""
+    rows = [{"arm": arms[0][0], "mean": 0.5, "low": 0.45, "high": 0.55, "n": 100,
+             "no_pairing": False, "vs_first": {"diff": 0.0, "low": 0.0, "high": 0.0,
+                                               "paired": True}}]  # fmt: skip
+    for (name, *_), (d, lo, hi) in zip(arms[1:], diffs, strict=True):
+        rows.append({"arm": name, "mean": 0.5 + d, "low": 0.4, "high": 0.6, "n": 100,
+                     "no_pairing": False,
+                     "vs_first": {"diff": d, "low": lo, "high": hi, "paired": True}})  # fmt: skip
+    return {
+        "name": "x", "question": "q?", "games_per_arm": 100, "seed": 1, "seats": "rotate",
+        "metric": "win_rate", "goal": "max", "entry": 0,
+        "metrics_described": {"win_rate": "the entry wins the game"},
+        "arms": [{"name": n, "strategies": s, "rules": r, "players": p, "games": 100,
+                  "paired_with_first": True, "no_pairing": False} for n, s, r, p in arms],
+        "results": {"win_rate": {"column": "win_rate_0", "rows": rows}},
+        "best": None,
+    }  # fmt: skip
+
+
+def test_arm_labels_name_exactly_what_differs() -> None:
+    from haggis_sim.experiment import arm_labels
+
+    h = "heuristic:bet=0.55,bomb={},bomb_cards={}"
+    arms = [
+        ("late-vs-greedy", [h.format("late", 5), "greedy"], "revised", 2),
+        ("early-vs-greedy", [h.format("early", 5), "greedy"], "revised", 2),
+        ("late2-vs-greedy", [h.format("late", 2), "greedy"], "revised", 2),
+        ("early-vs-late", [h.format("early", 5), h.format("late", 5)], "revised", 2),
+    ]
+    labels = arm_labels(_summary(arms, [(0, 0, 0)] * 3))
+    assert labels == {
+        "late-vs-greedy": "bomb=late,bomb_cards=5 vs greedy",
+        "early-vs-greedy": "bomb=early,bomb_cards=5 vs greedy",
+        "late2-vs-greedy": "bomb=late,bomb_cards=2 vs greedy",
+        "early-vs-late": "bomb=early,bomb_cards=5 vs heuristic",
+    }
+    rules = [("a", ["heuristic"], "revised", 3), ("b", ["heuristic"], "classic", 3),
+             ("c", ["heuristic"], "classic", 2)]  # fmt: skip
+    assert arm_labels(_summary(rules, [(0, 0, 0)] * 2)) == {
+        "a": "revised; 3 players", "b": "classic; 3 players", "c": "classic; 2 players"
+    }  # fmt: skip
+
+
+def test_verdict_sentence_groups_arms_by_their_interval() -> None:
+    from haggis_sim.experiment import arm_labels, verdict_sentence
+
+    arms = [("base", ["heuristic:bet=0.5", "greedy"], "revised", 2),
+            ("up", ["heuristic:bet=0.6", "greedy"], "revised", 2),
+            ("down", ["heuristic:bet=0.7", "greedy"], "revised", 2),
+            ("same", ["heuristic:bet=0.8", "greedy"], "revised", 2)]  # fmt: skip
+    summary = _summary(arms, [(0.05, 0.02, 0.08), (-0.04, -0.06, -0.01), (0.01, -0.01, 0.03)])
+    text = verdict_sentence(summary, "win_rate", arm_labels(summary))
+    assert text.startswith("win_rate — the entry wins the game (entry #0): bet=0.5 (baseline)")
+    assert "higher in bet=0.6 +5.0% (95% +2.0% … +8.0%)" in text
+    assert "lower in bet=0.7 -4.0% (95% -6.0% … -1.0%)" in text
+    assert "no difference separable at 95% in bet=0.8 +1.0%" in text
+
+
+def test_sections_without_data_say_why(tmp_path: Path) -> None:
+    cfg = RunConfig(strategies=["greedy", "random"], games=20, chunk_size=10, jobs=1,
+                    rules=Rules.preset("revised", players=2).as_dict(), log_moves=False,
+                    command="test")  # fmt: skip
+    execute(cfg, tmp_path / "run")
+    out = build_report([tmp_path / "run"], tmp_path / "o")
+    page = (out / "index.html").read_text()
+    assert "bombs are read from the moves log, which this run did not keep" in page
+    assert "--no-log-moves" in page
+    assert not (out / "fig-bombs.png").exists()
