@@ -203,6 +203,14 @@ def _interval_rows(
         ax.errorbar([v], [i], xerr=[[v - lo], [hi - v]], fmt="o", color=c, ms=5, capsize=3)
 
 
+def _errors(values: list[float], lows: Any, highs: Any) -> list[list[float]]:
+    """Error-bar lengths below and above each value, from its interval's ends."""
+    return [
+        [v - lo for v, lo in zip(values, lows, strict=True)],
+        [hi - v for v, hi in zip(values, highs, strict=True)],
+    ]
+
+
 def _verdict_color(low: float, high: float) -> str:
     if low == low and low > 0:
         return ABOVE
@@ -353,54 +361,46 @@ def _figures(tables: dict[str, pl.DataFrame], folder: Path) -> dict[str, str]:
     fig.supxlabel("mean points per round (95% interval)", fontsize=9, y=-0.06)
     save(fig, "points")
 
-    # bets: success rate by hand strength at the bet, one panel per bet value
+    # bets: success rate by hand strength at the bet, one panel per strategy, one colour per
+    # bet value (small multiples: each strategy's own curve, none hidden behind another)
     out = tables["bet_outcomes"]
     if len(out):
         values = sorted(set(out["value"].to_list()))
         buckets = [b for b in STRENGTH_ORDER if b in set(out["strength"].to_list())]
-        groups = sorted(set(zip(out["rules"], out["strategy"], strict=True)))
-        fig, axes = plt.subplots(
-            1, len(values), figsize=(3.6 * len(values) + 1, 3.4), squeeze=False, sharey=True
-        )
-        for ax, value in zip(axes[0], values, strict=True):
-            for gi, (rules, strat) in enumerate(groups):
-                t = out.filter(
-                    (pl.col("value") == value)
-                    & (pl.col("rules") == rules)
-                    & (pl.col("strategy") == strat)
-                )
+        groups = list(dict.fromkeys(zip(out["rules"], out["strategy"], strict=True)))
+        cols = min(len(groups), 4)
+        nrows = -(-len(groups) // cols)
+        fig, axes = plt.subplots(nrows, cols, figsize=(3.2 * cols + 1, 2.6 * nrows + 0.8),
+                                 squeeze=False, sharey=True)  # fmt: skip
+        for ax, (rules, strat) in zip(axes.flat, groups, strict=False):
+            for vi, value in enumerate(values):
+                t = out.filter((pl.col("value") == value) & (pl.col("rules") == rules)
+                               & (pl.col("strategy") == strat))  # fmt: skip
                 if not len(t):
                     continue
-                off = (gi - (len(groups) - 1) / 2) * 0.12
-                xs = [buckets.index(b) + off for b in t["strength"]]
+                off = (vi - (len(values) - 1) / 2) * 0.15
                 r = t["success_rate"].to_list()
-                ax.errorbar(
-                    xs,
-                    r,
-                    fmt="o",
-                    capsize=2,
-                    color=PALETTE[gi % len(PALETTE)],
-                    label=who(strat, rules),
-                    yerr=[
-                        [v - lo for v, lo in zip(r, t["success_low"], strict=True)],
-                        [hi - v for v, hi in zip(r, t["success_high"], strict=True)],
-                    ],
-                )
+                ax.errorbar([buckets.index(b) + off for b in t["strength"]], r, fmt="o-",
+                            capsize=2, ms=4, lw=0.8, color=PALETTE[vi % len(PALETTE)],
+                            label=f"bet {value}",
+                            yerr=_errors(r, t["success_low"], t["success_high"]))  # fmt: skip
             ax.set_xticks(range(len(buckets)), buckets, rotation=30, fontsize=8)
-            ax.set_title(f"bet {value}")
-            ax.set_xlabel("hand strength at the bet (0-100)")
+            ax.set_title(_wrap(who(strat, rules), 32), fontsize=9)
             ax.grid(axis="y", alpha=0.3)
-        axes[0][0].set_ylabel("success rate (95% Wilson)")
+        for ax in axes.flat[len(groups) :]:
+            ax.axis("off")
+        for row in axes:
+            row[0].set_ylabel("success rate (95% Wilson)")
         axes[0][0].set_ylim(*_span(out["success_low"].to_list(), out["success_high"].to_list(), []))
-        handles, names = axes[0][0].get_legend_handles_labels()
-        fig.legend(
-            handles,
-            names,
-            loc="lower center",
-            bbox_to_anchor=(0.5, 1.0),
-            frameon=False,
-            ncol=min(len(groups), 3),
-        )
+        fig.supxlabel("hand strength at the bet (the heuristic's 0-100 estimate)", fontsize=9)
+        handles: dict[str, Any] = {}
+        for ax in axes.flat:
+            for h, n in zip(*ax.get_legend_handles_labels(), strict=True):
+                handles.setdefault(n, h)
+        names = sorted(handles, key=lambda n: int(n.split()[1]))
+        fig.legend([handles[n] for n in names], names, loc="lower center", frameon=False,
+                   bbox_to_anchor=(0.5, 1.0), ncol=len(names))  # fmt: skip
+        fig.tight_layout()
         save(fig, "bets")
 
     # bombs: when they are played, as a share of each strategy's bombs (one panel per measure)
@@ -450,7 +450,8 @@ def _figures(tables: dict[str, pl.DataFrame], folder: Path) -> dict[str, str]:
     )
     bins = {}
     for key, x, _, _ in measures:
-        lo, hi = int(tables[key][x].min() or 0), int(tables[key][x].max() or 0)
+        xs_all = tables[key][x].cast(pl.Int64)
+        lo, hi = int(xs_all.min() or 0), int(xs_all.max() or 0)  # type: ignore[arg-type]
         step = max(1, -(-(hi - lo + 1) // 30))  # at most 30 bins of whole numbers
         bins[key] = [lo - 0.5 + step * i for i in range((hi - lo) // step + 2)]
     for row, rules in enumerate(presets):
