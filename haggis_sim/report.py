@@ -378,6 +378,10 @@ def _figures(tables: dict[str, pl.DataFrame], folder: Path) -> dict[str, str]:
                                & (pl.col("strategy") == strat))  # fmt: skip
                 if not len(t):
                     continue
+                t = t.with_columns(
+                    pl.col("strength").replace_strict(buckets, list(range(len(buckets))))
+                    .alias("order")
+                ).sort("order")  # fmt: skip
                 off = (vi - (len(values) - 1) / 2) * 0.15
                 r = t["success_rate"].to_list()
                 ax.errorbar([buckets.index(b) + off for b in t["strength"]], r, fmt="o-",
