@@ -764,8 +764,9 @@ def arm_labels(summary: dict[str, Any]) -> dict[str, str]:
 
     Per ``--strategies`` entry: its strategy name where names differ between arms, and the
     parameters whose values differ between the arms playing that strategy at that entry
-    (``bomb=early`` rather than ``heuristic:bet=0.55,...,bomb=early,...``); entries are
-    joined by " vs " when more than one differs. Then the rules label and the player count
+    (``bomb=early`` rather than ``heuristic:bet=0.55,...,bomb=early,...``) — for an arm
+    other than the baseline (the first) only those that differ from the baseline's; entries
+    are joined by " vs " when more than one differs. Then the rules label and the player count
     where they differ. An arm falls back to its name when labels would not be distinct.
     """
     arms = summary["arms"]
@@ -787,14 +788,18 @@ def arm_labels(summary: dict[str, Any]) -> dict[str, str]:
             name, params = got
             same = [p[e][1] for p in parsed if e < len(p) and p[e][0] == name]
             keys = [k for k in params if len({p.get(k) for p in same}) > 1]
+            base = entry(0, e)
+            if i > 0 and base is not None and base[0] == name:  # only what the baseline lacks
+                keys = [k for k in keys if params[k] != base[1].get(k)]
             shown = ",".join(f"{k}={params[k]}" for k in keys)
             if len(names) > 1:
                 shown = name + (f":{shown}" if shown else "")
             parts.append(shown)
         if any(parts):
             for i, part in enumerate(parts):
-                if part:
-                    texts[i].append(part)
+                got = entry(i, e)
+                if got is not None:  # an entry like the baseline's shows its name
+                    texts[i].append(part or got[0])
     labels = []
     for i, arm in enumerate(arms):
         bits = [" vs ".join(texts[i])] if texts[i] else []

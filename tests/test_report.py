@@ -455,9 +455,9 @@ def test_arm_labels_name_exactly_what_differs() -> None:
     labels = arm_labels(_summary(arms, [(0, 0, 0)] * 3))
     assert labels == {
         "late-vs-greedy": "bomb=late,bomb_cards=5 vs greedy",
-        "early-vs-greedy": "bomb=early,bomb_cards=5 vs greedy",
-        "late2-vs-greedy": "bomb=late,bomb_cards=2 vs greedy",
-        "early-vs-late": "bomb=early,bomb_cards=5 vs heuristic",
+        "early-vs-greedy": "bomb=early vs greedy",
+        "late2-vs-greedy": "bomb_cards=2 vs greedy",
+        "early-vs-late": "bomb=early vs heuristic",
     }
     rules = [("a", ["heuristic"], "revised", 3), ("b", ["heuristic"], "classic", 3),
              ("c", ["heuristic"], "classic", 2)]  # fmt: skip
