@@ -153,7 +153,10 @@ def short_specs(specs: list[str]) -> dict[str, str]:
 def _wrap(text: str, width: int = 30) -> str:
     import textwrap
 
-    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
+    return (
+        "\n".join(textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False))
+        or text
+    )
 
 
 def _span(lows: list[float], highs: list[float], refs: list[float]) -> tuple[float, float]:
