@@ -276,9 +276,12 @@ def _figures(tables: dict[str, pl.DataFrame], folder: Path) -> dict[str, str]:
     specs = [s for t in ("strategies", "points") for s in tables[t]["strategy"].to_list()]
     short = short_specs(specs)
     many_rules = len(set(tables["shape"]["rules"].to_list())) > 1
+    many_players = len(set(tables["seat"]["players"].to_list())) > 1
 
-    def who(strategy: str, rules: str) -> str:
-        return short[strategy] + (f" [{rules}]" if many_rules else "")
+    def who(strategy: str, rules: str, players: int = 0) -> str:
+        where = [rules] if many_rules else []
+        where += [f"{players}p"] if many_players and players else []
+        return short[strategy] + (f" [{' '.join(where)}]" if where else "")
 
     def save(fig: Any, key: str) -> None:
         _save(fig, folder / f"fig-{key}.png")
@@ -288,8 +291,10 @@ def _figures(tables: dict[str, pl.DataFrame], folder: Path) -> dict[str, str]:
     pairs = tables["pairs"]
     if len(pairs):
         labels = [
-            _wrap(f"{who(a, r)} vs {short[b]}", 36)
-            for r, a, b in zip(pairs["rules"], pairs["a"], pairs["b"], strict=True)
+            _wrap(f"{who(a, r, p)} vs {short[b]}", 36)
+            for r, p, a, b in zip(
+                pairs["rules"], pairs["players"], pairs["a"], pairs["b"], strict=True
+            )
         ]
         fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(pairs) + 1.6), sharey=True)
         low, high = pairs["win_low"].to_list(), pairs["win_high"].to_list()
@@ -358,7 +363,10 @@ def _figures(tables: dict[str, pl.DataFrame], folder: Path) -> dict[str, str]:
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_yticks(
         range(len(pts)),
-        [_wrap(who(s, r), 30) for r, s in zip(pts["rules"], pts["strategy"], strict=True)],
+        [
+            _wrap(who(s, r, p), 30)
+            for r, p, s in zip(pts["rules"], pts["players"], pts["strategy"], strict=True)
+        ],
     )
     axes[0].set_ylim(len(pts) - 0.5, -0.5)
     fig.supxlabel("mean points per round (95% interval)", fontsize=9, y=-0.06)

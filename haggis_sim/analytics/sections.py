@@ -5,7 +5,7 @@ runs, with the views ``games``, ``rounds`` and ``moves`` unioned across runs (a 
 column numbers them) plus a few derived views:
 
 - ``seats``: one row per (game, seat): strategy, final score, won;
-- ``gstrat``: one row per (game, strategy): mean score over its seats, won (any seat won),
+- ``gstrat``: one row per (game, strategy): players, mean score over its seats, won (any seat won),
   and its ``--strategies`` entry index (``entry``; NULL in logs that predate it);
 - ``rseats``: one row per (round, seat): strategy, the round's points by source, the bet
   declared, and the round margin (this seat's round total minus the best other seat's).
@@ -101,7 +101,8 @@ def connect_runs(
     con.execute(f"CREATE VIEW seats AS {seat_sql}")
     con.execute(
         "CREATE VIEW gstrat AS SELECT run, game_id, any_value(deal_id) AS deal_id, "
-        "any_value(rules) AS rules, strategy, avg(score) AS score, bool_or(won) AS won, "
+        "any_value(rules) AS rules, any_value(players) AS players, strategy, "
+        "avg(score) AS score, bool_or(won) AS won, "
         "min(entry) AS entry "
         "FROM seats GROUP BY run, game_id, strategy"
     )
@@ -151,8 +152,9 @@ def results(con: duckdb.DuckDBPyConnection) -> Section:
     """
     per_strategy = _pl(
         con,
-        "SELECT rules, strategy, count(*) AS games, sum(won::INT)::BIGINT AS wins, "
-        "avg(score) AS mean_score FROM gstrat GROUP BY rules, strategy ORDER BY rules, strategy",
+        "SELECT rules, players, strategy, count(*) AS games, sum(won::INT)::BIGINT AS wins, "
+        "avg(score) AS mean_score FROM gstrat GROUP BY rules, players, strategy "
+        "ORDER BY rules, players, strategy",
     )
     per_strategy = per_strategy.with_columns((pl.col("wins") / pl.col("games")).alias("win_rate"))
     per_strategy = _with_wilson(per_strategy, "wins", "games", "win_")
@@ -160,7 +162,7 @@ def results(con: duckdb.DuckDBPyConnection) -> Section:
         con,
         """
         WITH p AS (
-          SELECT a.run, a.rules, a.deal_id, a.strategy AS a, b.strategy AS b,
+          SELECT a.run, a.rules, a.players, a.deal_id, a.strategy AS a, b.strategy AS b,
                  a.entry AS entry_a,
                  (a.won OR (NOT a.won AND NOT b.won AND a.score > b.score))::INT AS a_win,
                  (b.won OR (NOT a.won AND NOT b.won AND b.score > a.score))::INT AS b_win,
@@ -168,14 +170,14 @@ def results(con: duckdb.DuckDBPyConnection) -> Section:
           FROM gstrat a JOIN gstrat b USING (run, game_id)
           WHERE coalesce(a.entry < b.entry, a.strategy < b.strategy)),
         d AS (
-          SELECT run, rules, a, b, deal_id, min(entry_a) AS entry_a, count(*) AS n,
+          SELECT run, rules, players, a, b, deal_id, min(entry_a) AS entry_a, count(*) AS n,
                  sum(a_win) AS aw, sum(b_win) AS bw,
                  avg(margin) AS dm
-          FROM p GROUP BY run, rules, a, b, deal_id)
-        SELECT rules, a, b, sum(n)::BIGINT AS games, count(*)::BIGINT AS deals,
+          FROM p GROUP BY run, rules, players, a, b, deal_id)
+        SELECT rules, players, a, b, sum(n)::BIGINT AS games, count(*)::BIGINT AS deals,
                sum(aw)::BIGINT AS wins_a, sum(bw)::BIGINT AS wins_b,
                avg(dm) AS margin, stddev_samp(dm) AS margin_sd
-        FROM d GROUP BY rules, a, b ORDER BY rules, min(entry_a), a, b
+        FROM d GROUP BY rules, players, a, b ORDER BY rules, players, min(entry_a), a, b
         """,
     )
     pairs = pairs.with_columns((pl.col("wins_a") / pl.col("games")).alias("win_rate_a"))
@@ -261,8 +263,8 @@ def points(con: duckdb.DuckDBPyConnection) -> Section:
     aggs = ", ".join(f"avg({c}) AS {c}, stddev_samp({c}) AS {c}_sd" for c in cols)
     frame = _pl(
         con,
-        f"SELECT rules, strategy, count(*) AS rounds, {aggs} "
-        "FROM rseats GROUP BY rules, strategy ORDER BY rules, strategy",
+        f"SELECT rules, players, strategy, count(*) AS rounds, {aggs} "
+        "FROM rseats GROUP BY rules, players, strategy ORDER BY rules, players, strategy",
     )
     for c in cols:
         cis = [
