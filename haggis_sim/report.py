@@ -278,10 +278,12 @@ def _figures(tables: dict[str, pl.DataFrame], folder: Path) -> dict[str, str]:
     many_rules = len(set(tables["shape"]["rules"].to_list())) > 1
     many_players = len(set(tables["seat"]["players"].to_list())) > 1
 
+    def where(rules: str, players: int) -> str:
+        at = ([rules] if many_rules else []) + ([f"{players}p"] if many_players and players else [])
+        return f" [{' '.join(at)}]" if at else ""
+
     def who(strategy: str, rules: str, players: int = 0) -> str:
-        where = [rules] if many_rules else []
-        where += [f"{players}p"] if many_players and players else []
-        return short[strategy] + (f" [{' '.join(where)}]" if where else "")
+        return short[strategy] + where(rules, players)
 
     def save(fig: Any, key: str) -> None:
         _save(fig, folder / f"fig-{key}.png")
@@ -291,7 +293,7 @@ def _figures(tables: dict[str, pl.DataFrame], folder: Path) -> dict[str, str]:
     pairs = tables["pairs"]
     if len(pairs):
         labels = [
-            _wrap(f"{who(a, r, p)} vs {short[b]}", 36)
+            _wrap(f"{short[a]} vs {short[b]}{where(r, p)}", 36)
             for r, p, a, b in zip(
                 pairs["rules"], pairs["players"], pairs["a"], pairs["b"], strict=True
             )
