@@ -527,7 +527,8 @@ SECTION_TEXT: list[tuple[str, str, list[str], str]] = [
         "results",
         "Results",
         ["strategies", "pairs", "ratings"],
-        "Win rate per strategy and per pairing with 95% Wilson intervals. In a pairing, A "
+        "Win rate per strategy (one row per field of opponents it met) and per pairing with "
+        "95% Wilson intervals. In a pairing, A "
         "beats B in a game when A's seat won, or neither won and A scored more. The margin is "
         "A's final score minus B's; its 95% t-interval is taken over deals (games replaying one "
         "deal with rotated seats are averaged first; with fixed seats each game is a deal). "
@@ -678,7 +679,15 @@ def _shortened(frame: pl.DataFrame, short: dict[str, str]) -> pl.DataFrame:
     """The frame with strategy specs in its strategy columns shortened (see
     :func:`short_specs`; the full specs are in the run list and the CSV files)."""
     cols = [c for c in ("strategy", "a", "b") if c in frame.columns]
-    return frame.with_columns(pl.col(c).replace(short) for c in cols)
+    frame = frame.with_columns(pl.col(c).replace(short) for c in cols)
+    if "opponents" in frame.columns:
+        frame = frame.with_columns(
+            pl.col("opponents").map_elements(
+                lambda t: " + ".join(short.get(x, x) for x in t.split(" + ")),
+                return_dtype=pl.String,
+            )
+        )
+    return frame
 
 
 def _page(

@@ -128,12 +128,19 @@ def test_strategy_and_pair_results(runs: list[Path], report: Path) -> None:
         .agg(pl.col("deal_id").first(), pl.col("rules").first(), pl.col("score").mean(),
              pl.col("won").any(), pl.col("entry").min())
     )  # fmt: skip
-    mine = gs.group_by("rules", "strategy").agg(
+    field = gs.group_by("run", "game_id").agg(pl.col("strategy").unique().sort().alias("f"))
+    gs_f = gs.join(field, on=["run", "game_id"]).with_columns(
+        pl.struct("f", "strategy").map_elements(
+            lambda r: " + ".join(x for x in r["f"] if x != r["strategy"]),
+            return_dtype=pl.String,
+        ).alias("opponents")
+    )  # fmt: skip
+    mine = gs_f.group_by("rules", "strategy", "opponents").agg(
         pl.len().alias("games"), pl.col("won").sum().alias("wins"),
         pl.col("score").mean().alias("mean_score"),
     )  # fmt: skip
     theirs = table(report, "strategies")
-    close(theirs, mine, ["rules", "strategy"], ["games", "wins", "mean_score"])
+    close(theirs, mine, ["rules", "strategy", "opponents"], ["games", "wins", "mean_score"])
     for row in theirs.iter_rows(named=True):
         ci = binomtest(row["wins"], row["games"]).proportion_ci(method="wilson")
         assert row["win_low"] == pytest.approx(ci.low) and row["win_high"] == pytest.approx(ci.high)

@@ -142,6 +142,9 @@ def _with_wilson(frame: pl.DataFrame, k: str, n: str, prefix: str = "") -> pl.Da
 def results(con: duckdb.DuckDBPyConnection) -> Section:
     """Per strategy and per pairing: win rate (Wilson) and score margin (paired t over deals).
 
+    A strategy's row is per field it played in (its ``opponents``, joined by " + "), so a
+    strategy that met different opponents in different runs is not pooled into one rate.
+
     A pairing (A, B) counts every game where both played; A is the strategy the user named
     first (the lower ``--strategies`` entry; by name in logs without entries), so results
     read in the order the runs were asked for. A "beats" B in a game when A's
@@ -152,9 +155,13 @@ def results(con: duckdb.DuckDBPyConnection) -> Section:
     """
     per_strategy = _pl(
         con,
-        "SELECT rules, players, strategy, count(*) AS games, sum(won::INT)::BIGINT AS wins, "
-        "avg(score) AS mean_score FROM gstrat GROUP BY rules, players, strategy "
-        "ORDER BY rules, players, strategy",
+        "WITH f AS (SELECT run, game_id, list_sort(list_distinct(list(strategy))) AS field "
+        "FROM seats GROUP BY run, game_id) "
+        "SELECT rules, players, strategy, "
+        "array_to_string(list_filter(field, lambda x: x <> strategy), ' + ') AS opponents, "
+        "count(*) AS games, sum(won::INT)::BIGINT AS wins, avg(score) AS mean_score "
+        "FROM gstrat JOIN f USING (run, game_id) GROUP BY rules, players, strategy, opponents "
+        "ORDER BY rules, players, strategy, opponents",
     )
     per_strategy = per_strategy.with_columns((pl.col("wins") / pl.col("games")).alias("win_rate"))
     per_strategy = _with_wilson(per_strategy, "wins", "games", "win_")
