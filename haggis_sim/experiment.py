@@ -75,7 +75,9 @@ ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=+,-]*")
 MATCH_KEYS = ("strategies", "games", "rules", "seed", "seats", "log_moves")  # decide the games
 MARKER = ".haggis-sim-experiment.json"
 # files the experiment writes into its folder (besides the arm runs and report/)
-OWN_FILES = ("experiment.toml", "summary.json", "summary.md", "compare.html")
+OWN_FILES = (
+    "experiment.toml", "summary.json", "summary.md", "compare.html", "index.html", "fig-forest.png",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -497,14 +499,39 @@ def run_experiment(
     if report:
         from .report import build_report
 
-        build_report([out / arm.name for arm in exp.arms], out / "report", "html", force=True)
+        def step(what: str, done: int, total: int) -> None:
+            if done < total:
+                say(f"report over the {len(exp.arms)} arms: {what} ({done + 1}/{total})")
+
+        build_report([out / arm.name for arm in exp.arms], out / "report", "html", force=True,
+                     on_step=step)  # fmt: skip
         summary["report"] = str(out / "report")
-        try:
+    try:
+        if report:
             _write_own(out, marker, "summary.json",
                        json.dumps(summary, indent=2, default=_json_default))  # fmt: skip
-        except OSError as exc:
-            raise ExperimentError(f"cannot write into {out}: {exc.strerror or exc}") from None
+        write_experiment_page(summary, out, marker, "report/index.html" if report else None)
+    except OSError as exc:
+        raise ExperimentError(f"cannot write into {out}: {exc.strerror or exc}") from None
     return summary
+
+
+def write_experiment_page(
+    summary: dict[str, Any], out: Path, marker: dict[str, Any], report: str | None
+) -> None:
+    """Write the experiment's ``index.html`` and its forest plot ``fig-forest.png`` into
+    ``out`` (both listed in the marker first, like every file the experiment writes)."""
+    from .report import forest_figure
+
+    panels = forest_panels(summary, arm_labels(summary))
+    forest = None
+    if panels:
+        if "fig-forest.png" not in marker["files"]:
+            marker["files"].append("fig-forest.png")
+            _save_marker(out, marker)
+        forest_figure(panels, out / "fig-forest.png")
+        forest = "fig-forest.png"
+    _write_own(out, marker, "index.html", experiment_page(summary, forest, report))
 
 
 def compare_page(exp: Experiment, out: Path) -> str:
@@ -728,3 +755,217 @@ def summary_markdown(summary: dict[str, Any]) -> str:
         lines += ["| " + " | ".join(row) + " |" for row in result_rows(summary, metric)]
     lines += ["", f"**{best_line(summary)}**", ""]
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the experiment's page
+
+
+def arm_labels(summary: dict[str, Any]) -> dict[str, str]:
+    """A short, distinct label per arm built from exactly what differs between the arms.
+
+    Per ``--strategies`` entry: its strategy name where names differ between arms, and the
+    parameters whose values differ between the arms playing that strategy at that entry
+    (``bomb=early`` rather than ``heuristic:bet=0.55,...,bomb=early,...``) — for an arm
+    other than the baseline (the first) only those that differ from the baseline's; entries
+    are joined by " vs " when more than one differs. Then the rules label and the player count
+    where they differ. An arm falls back to its name when labels would not be distinct.
+    """
+    arms = summary["arms"]
+    n_entries = max(len(a["strategies"]) for a in arms)
+    parsed = [[parse_spec(s) for s in a["strategies"]] for a in arms]
+
+    def entry(i: int, e: int) -> tuple[str, dict[str, str]] | None:
+        return parsed[i][e] if e < len(parsed[i]) else None
+
+    texts: list[list[str]] = [[] for _ in arms]
+    for e in range(n_entries):
+        names = {(entry(i, e) or ("", {}))[0] for i in range(len(arms))}
+        parts = []
+        for i in range(len(arms)):
+            got = entry(i, e)
+            if got is None:
+                parts.append("")
+                continue
+            name, params = got
+            same = [p[e][1] for p in parsed if e < len(p) and p[e][0] == name]
+            keys = [k for k in params if len({p.get(k) for p in same}) > 1]
+            base = entry(0, e)
+            if i > 0 and base is not None and base[0] == name:  # only what the baseline lacks
+                keys = [k for k in keys if params[k] != base[1].get(k)]
+            shown = ",".join(f"{k}={params[k]}" for k in keys)
+            if len(names) > 1:
+                shown = name + (f":{shown}" if shown else "")
+            parts.append(shown)
+        if any(parts):
+            for i, part in enumerate(parts):
+                got = entry(i, e)
+                if got is not None:  # an entry like the baseline's shows its name
+                    texts[i].append(part or got[0])
+    labels = []
+    for i, arm in enumerate(arms):
+        bits = [" vs ".join(texts[i])] if texts[i] else []
+        if len({a["rules"] for a in arms}) > 1:
+            bits.append(arm["rules"])
+        if len({a["players"] for a in arms}) > 1:
+            bits.append(f"{arm['players']} players")
+        labels.append("; ".join(bits) or arm["name"])
+    if len(set(labels)) < len(labels):
+        labels = [a["name"] for a in arms]
+    return {a["name"]: label for a, label in zip(arms, labels, strict=True)}
+
+
+def _metric_words(summary: dict[str, Any], metric: str) -> str:
+    desc = summary["metrics_described"][metric]
+    return desc + (f" (entry #{summary['entry']})" if metric in ENTRY_METRICS else "")
+
+
+def verdict_sentence(summary: dict[str, Any], metric: str, labels: dict[str, str]) -> str:
+    """One sentence: the baseline's value, then each arm's paired difference from it with
+    its 95% interval, grouped into higher, lower and not separable at 95%."""
+    rows = summary["results"][metric]["rows"]
+    base = rows[0]
+    head = f"{metric} — {_metric_words(summary, metric)}: "
+    if base.get("no_pairing"):
+        head += f"no value for the baseline {labels[base['arm']]} (one strategy fills every seat)"
+    else:
+        head += (
+            f"{labels[base['arm']]} (baseline) {fmt_value(metric, _num(base['mean']))} "
+            f"(95% {fmt_interval(metric, _num(base['low']), _num(base['high']))})"
+        )
+    groups: dict[str, list[tuple[float, str]]] = {"higher": [], "lower": [], "same": [], "none": []}
+    for r in rows[1:]:
+        d = r["vs_first"]
+        diff, low, high = _num(d["diff"]), _num(d["low"]), _num(d["high"])
+        if math.isnan(diff):
+            groups["none"].append((0.0, labels[r["arm"]]))
+            continue
+        text = (
+            f"{labels[r['arm']]} {fmt_value(metric, diff, signed=True)} "
+            f"(95% {fmt_interval(metric, low, high, signed=True)}"
+            f"{'' if d['paired'] else ', unpaired: different deals'})"
+        )
+        kind = "higher" if low > 0 else "lower" if high < 0 else "same"
+        groups[kind].append((abs(diff), text))
+    words = {
+        "higher": "higher in",
+        "lower": "lower in",
+        "same": "no difference separable at 95% in",
+        "none": "no value in",
+    }
+    parts = [
+        f"{words[k]} " + ", ".join(t for _, t in sorted(v, key=lambda x: -x[0]))
+        for k, v in groups.items()
+        if v
+    ]
+    if len(rows) == 1:
+        return head + "."
+    return head + "; " + "; ".join(parts) + "."
+
+
+def forest_panels(summary: dict[str, Any], labels: dict[str, str]) -> list[dict[str, Any]]:
+    """One forest-plot panel per metric with a value: every arm's difference from the first."""
+    from .analytics.compare import RATE_METRICS
+
+    panels = []
+    for metric, res in summary["results"].items():
+        rows = res["rows"][1:]
+        diffs = [_num(r["vs_first"]["diff"]) for r in rows]
+        if not rows or all(math.isnan(d) for d in diffs):
+            continue
+        mark = " (the question)" if metric == summary["metric"] else ""
+        panels.append(
+            {
+                "title": f"{metric}{mark}",
+                "labels": [labels[r["arm"]] for r in rows],
+                "diff": diffs,
+                "low": [_num(r["vs_first"]["low"]) for r in rows],
+                "high": [_num(r["vs_first"]["high"]) for r in rows],
+                "percent": metric in RATE_METRICS,
+            }
+        )
+    return panels
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    e = html.escape
+    head = "".join(f"<th>{e(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows)
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<div class='wrap'>{table}</div>"
+
+
+def experiment_page(summary: dict[str, Any], forest: str | None, report: str | None) -> str:
+    """The experiment's ``index.html``: the question, one verdict sentence per metric, the
+    forest plot of paired differences (``forest``: its file name), then the tables per
+    metric, links to the full report (``report``: its index page) and the comparison, and
+    the run metadata folded away at the bottom."""
+    from .report import CSS, IMAGE_CHECK
+
+    e = html.escape
+    labels = arm_labels(summary)
+    base = summary["arms"][0]
+    out = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{e(summary['name'])}: haggis-sim experiment</title>"
+        f"<style>{CSS}#verdict li{{margin:0.35em 0}}"
+        ".question{font-size:1.1em;border-left:4px solid #E69F00;padding-left:0.8em}</style>"
+        "</head><body>",
+        f"<h1>Experiment {e(summary['name'])}</h1>",
+        f"<p class='question'>{e(summary['question'])}</p>",
+        "<section id='verdict'><h2>Verdict</h2>",
+        f"<p>{summary['games_per_arm']:,} games per arm; every difference is an arm minus the "
+        f"baseline <b>{e(labels[base['name']])}</b> (arm {e(base['name'])}), paired game by "
+        "game where the arms played the same deals, with its 95% interval (clustered by "
+        "deal).</p><ul>",
+    ]
+
+    def item(metric: str) -> str:
+        name, _, rest = verdict_sentence(summary, metric, labels).partition(" — ")
+        mark = " (the question)" if metric == summary["metric"] else ""
+        return f"<li><b>{e(name)}{mark}</b> — {e(rest)}</li>"
+
+    out.append(item(summary["metric"]) + f"</ul><p><b>{e(best_line(summary))}</b></p>")
+    if forest:
+        out.append(
+            f"<img src='{forest}' alt='paired differences of every arm from the baseline'>"
+            "<p>Each arm's difference from the baseline with its 95% interval, one panel per "
+            "metric. Blue: the interval lies above zero; vermillion: below; grey: it holds "
+            "zero (no difference separable at 95%).</p>"
+        )
+    others = [m for m in summary["results"] if m != summary["metric"]]
+    if others:
+        out.append("<ul>" + "".join(item(m) for m in others) + "</ul>")
+    out.append("</section>")
+    links = [("summary.md", "summary (Markdown)"), ("summary.json", "summary (JSON)")]
+    if len(summary["arms"]) > 1:
+        links.insert(0, ("compare.html", "every arm against the baseline, metric by metric"))
+    if report:
+        links.insert(0, (report, "the full report over every arm (seats, points, bets, bombs, "
+                                 "game shape)"))  # fmt: skip
+    out.append("<h2>More</h2><ul>")
+    out += [f"<li><a href='{e(href)}'>{e(text)}</a></li>" for href, text in links]
+    out.append("</ul><h2>Every metric per arm</h2>")
+    for metric in summary["results"]:
+        out.append(f"<h4>{e(metric)}: {e(_metric_words(summary, metric))}</h4>")
+        rows = result_rows(summary, metric)
+        out.append(_table(ROW_HEADER, [[labels[r[0]], *r[1:]] for r in rows]))
+    arm_rows = [
+        [a["name"], labels[a["name"]], str(a["players"]), a["rules"], ", ".join(a["strategies"]),
+         f"{a['games']:,}", "yes" if a["paired_with_first"] else "no"]
+        for a in summary["arms"]
+    ]  # fmt: skip
+    out.append(
+        "<details id='metadata'><summary>Run metadata: arms, strategies, seed, seats</summary>"
+        f"<p>Seed {summary['seed']}, seats {e(summary['seats'])}, "
+        f"{summary['games_per_arm']:,} games per arm; built by haggis-sim {e(__version__)} on "
+        f"{e(time.strftime('%Y-%m-%d %H:%M:%S'))} from <a href='experiment.toml'>"
+        "experiment.toml</a>.</p>"
+        + _table(
+            ["arm", "label", "players", "rules", "strategies", "games", "paired with the baseline"],
+            arm_rows,
+        )  # fmt: skip
+        + "</details>"
+    )
+    out.append(IMAGE_CHECK + "</body></html>")
+    return "\n".join(out)

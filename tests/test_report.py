@@ -79,6 +79,7 @@ def seat_rows(games: pl.DataFrame) -> pl.DataFrame:
             games.filter(pl.col(f"strategy_{k}").is_not_null()).select(
                 "run", "game_id", "deal_id", "rules",
                 pl.lit(k).alias("seat"), pl.col(f"strategy_{k}").alias("strategy"),
+                pl.col(f"entry_{k}").cast(pl.Int64).alias("entry"),
                 pl.col(f"score_{k}").cast(pl.Float64).alias("score"),
                 (pl.col("winner") == k).alias("won"),
             )
@@ -125,20 +126,28 @@ def test_strategy_and_pair_results(runs: list[Path], report: Path) -> None:
         seat_rows(logs(runs, "games"))
         .group_by("run", "game_id", "strategy")
         .agg(pl.col("deal_id").first(), pl.col("rules").first(), pl.col("score").mean(),
-             pl.col("won").any())
+             pl.col("won").any(), pl.col("entry").min())
     )  # fmt: skip
-    mine = gs.group_by("rules", "strategy").agg(
+    field = gs.group_by("run", "game_id").agg(pl.col("strategy").unique().sort().alias("f"))
+    gs_f = gs.join(field, on=["run", "game_id"]).with_columns(
+        pl.struct("f", "strategy").map_elements(
+            lambda r: " + ".join(x for x in r["f"] if x != r["strategy"]),
+            return_dtype=pl.String,
+        ).alias("opponents")
+    )  # fmt: skip
+    mine = gs_f.group_by("rules", "strategy", "opponents").agg(
         pl.len().alias("games"), pl.col("won").sum().alias("wins"),
         pl.col("score").mean().alias("mean_score"),
     )  # fmt: skip
     theirs = table(report, "strategies")
-    close(theirs, mine, ["rules", "strategy"], ["games", "wins", "mean_score"])
+    close(theirs, mine, ["rules", "strategy", "opponents"], ["games", "wins", "mean_score"])
     for row in theirs.iter_rows(named=True):
         ci = binomtest(row["wins"], row["games"]).proportion_ci(method="wilson")
         assert row["win_low"] == pytest.approx(ci.low) and row["win_high"] == pytest.approx(ci.high)
 
+    # A is the strategy the user named first (the lower --strategies entry)
     pair = gs.join(gs, on=["run", "game_id"], suffix="_b").filter(
-        pl.col("strategy") < pl.col("strategy_b")
+        pl.col("entry") < pl.col("entry_b")
     )
     neither = ~pl.col("won") & ~pl.col("won_b")
     pair = pair.with_columns(
@@ -392,3 +401,100 @@ def test_partly_finished_run_reports_its_games(runs: list[Path], tmp_path: Path)
     assert result.exit_code == 0, result.output
     assert "unfinished" in (tmp_path / "o" / "index.html").read_text()
     assert pl.read_csv(tmp_path / "o" / "tables" / "shape.csv")["games"].sum() == 100
+
+
+def test_build_report_tells_its_steps(runs: list[Path], tmp_path: Path) -> None:
+    """The progress display hears of every section's query, the figures and the page."""
+    steps: list[tuple[str, int, int]] = []
+    build_report(runs[:1], tmp_path / "o", on_step=lambda w, i, n: steps.append((w, i, n)))
+    names = [w for w, _, _ in steps]
+    assert names[: len(sections.SECTIONS)] == [
+        f"section {k.replace('_', ' and ')}" for k in sections.SECTIONS
+    ]
+    assert names[-3:] == ["figures", "page and tables", "done"]
+    done = [i for _, i, _ in steps]
+    assert done == sorted(done) and steps[-1][1] == steps[-1][2] == len(steps) - 1
+
+
+# --- labels, verdicts and empty sections -----------------------------------------------------
+
+
+def test_short_specs_keep_only_what_differs() -> None:
+    from haggis_sim.report import short_specs
+
+    late = "heuristic:bet=0.55,bomb=late,bomb_cards=5"
+    early = "heuristic:bet=0.55,bomb=early,bomb_cards=5"
+    got = short_specs([late, early, "greedy"])
+    assert got == {late: "heuristic:bomb=late", early: "heuristic:bomb=early", "greedy": "greedy"}
+
+
+def _summary(arms: list[tuple[str, list[str], str, int]], diffs: list[tuple[float, ...]]) -> dict:
+    """A summary.json-shaped dict: arms (name, strategies, rules, players) and, per arm after
+    the first, the win-rate difference (diff, low, high) from the first."""
+    rows = [{"arm": arms[0][0], "mean": 0.5, "low": 0.45, "high": 0.55, "n": 100,
+             "no_pairing": False, "vs_first": {"diff": 0.0, "low": 0.0, "high": 0.0,
+                                               "paired": True}}]  # fmt: skip
+    for (name, *_), (d, lo, hi) in zip(arms[1:], diffs, strict=True):
+        rows.append({"arm": name, "mean": 0.5 + d, "low": 0.4, "high": 0.6, "n": 100,
+                     "no_pairing": False,
+                     "vs_first": {"diff": d, "low": lo, "high": hi, "paired": True}})  # fmt: skip
+    return {
+        "name": "x", "question": "q?", "games_per_arm": 100, "seed": 1, "seats": "rotate",
+        "metric": "win_rate", "goal": "max", "entry": 0,
+        "metrics_described": {"win_rate": "the entry wins the game"},
+        "arms": [{"name": n, "strategies": s, "rules": r, "players": p, "games": 100,
+                  "paired_with_first": True, "no_pairing": False} for n, s, r, p in arms],
+        "results": {"win_rate": {"column": "win_rate_0", "rows": rows}},
+        "best": None,
+    }  # fmt: skip
+
+
+def test_arm_labels_name_exactly_what_differs() -> None:
+    from haggis_sim.experiment import arm_labels
+
+    h = "heuristic:bet=0.55,bomb={},bomb_cards={}"
+    arms = [
+        ("late-vs-greedy", [h.format("late", 5), "greedy"], "revised", 2),
+        ("early-vs-greedy", [h.format("early", 5), "greedy"], "revised", 2),
+        ("late2-vs-greedy", [h.format("late", 2), "greedy"], "revised", 2),
+        ("early-vs-late", [h.format("early", 5), h.format("late", 5)], "revised", 2),
+    ]
+    labels = arm_labels(_summary(arms, [(0, 0, 0)] * 3))
+    assert labels == {
+        "late-vs-greedy": "bomb=late,bomb_cards=5 vs greedy",
+        "early-vs-greedy": "bomb=early vs greedy",
+        "late2-vs-greedy": "bomb_cards=2 vs greedy",
+        "early-vs-late": "bomb=early vs heuristic",
+    }
+    rules = [("a", ["heuristic"], "revised", 3), ("b", ["heuristic"], "classic", 3),
+             ("c", ["heuristic"], "classic", 2)]  # fmt: skip
+    assert arm_labels(_summary(rules, [(0, 0, 0)] * 2)) == {
+        "a": "revised; 3 players", "b": "classic; 3 players", "c": "classic; 2 players"
+    }  # fmt: skip
+
+
+def test_verdict_sentence_groups_arms_by_their_interval() -> None:
+    from haggis_sim.experiment import arm_labels, verdict_sentence
+
+    arms = [("base", ["heuristic:bet=0.5", "greedy"], "revised", 2),
+            ("up", ["heuristic:bet=0.6", "greedy"], "revised", 2),
+            ("down", ["heuristic:bet=0.7", "greedy"], "revised", 2),
+            ("same", ["heuristic:bet=0.8", "greedy"], "revised", 2)]  # fmt: skip
+    summary = _summary(arms, [(0.05, 0.02, 0.08), (-0.04, -0.06, -0.01), (0.01, -0.01, 0.03)])
+    text = verdict_sentence(summary, "win_rate", arm_labels(summary))
+    assert text.startswith("win_rate — the entry wins the game (entry #0): bet=0.5 (baseline)")
+    assert "higher in bet=0.6 +5.0% (95% +2.0% … +8.0%)" in text
+    assert "lower in bet=0.7 -4.0% (95% -6.0% … -1.0%)" in text
+    assert "no difference separable at 95% in bet=0.8 +1.0%" in text
+
+
+def test_sections_without_data_say_why(tmp_path: Path) -> None:
+    cfg = RunConfig(strategies=["greedy", "random"], games=20, chunk_size=10, jobs=1,
+                    rules=Rules.preset("revised", players=2).as_dict(), log_moves=False,
+                    command="test")  # fmt: skip
+    execute(cfg, tmp_path / "run")
+    out = build_report([tmp_path / "run"], tmp_path / "o")
+    page = (out / "index.html").read_text()
+    assert "bombs are read from the moves log, which this run did not keep" in page
+    assert "--no-log-moves" in page
+    assert not (out / "fig-bombs.png").exists()

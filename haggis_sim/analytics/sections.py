@@ -5,7 +5,8 @@ runs, with the views ``games``, ``rounds`` and ``moves`` unioned across runs (a 
 column numbers them) plus a few derived views:
 
 - ``seats``: one row per (game, seat): strategy, final score, won;
-- ``gstrat``: one row per (game, strategy): mean score over its seats, won (any seat won);
+- ``gstrat``: one row per (game, strategy): players, mean score over its seats, won (any seat won),
+  and its ``--strategies`` entry index (``entry``; NULL in logs that predate it);
 - ``rseats``: one row per (round, seat): strategy, the round's points by source, the bet
   declared, and the round margin (this seat's round total minus the best other seat's).
 
@@ -89,16 +90,20 @@ def connect_runs(
             else:
                 selects.append(f"SELECT {i} AS run, * FROM {src}")
         con.execute(f"CREATE VIEW {table} AS " + " UNION ALL BY NAME ".join(selects))
+    games_cols = {r[0] for r in con.execute("DESCRIBE games").fetchall()}
     seat_sql = " UNION ALL ".join(
         f"SELECT run, game_id, deal_id, rules, players, card_points, {k} AS seat, "
         f"CAST(strategy_{k} AS VARCHAR) AS strategy, score_{k} AS score, "
+        f"{f'entry_{k}' if f'entry_{k}' in games_cols else 'NULL'}::INT AS entry, "
         f"winner = {k} AS won FROM games WHERE strategy_{k} IS NOT NULL"
         for k in range(3)
     )
     con.execute(f"CREATE VIEW seats AS {seat_sql}")
     con.execute(
         "CREATE VIEW gstrat AS SELECT run, game_id, any_value(deal_id) AS deal_id, "
-        "any_value(rules) AS rules, strategy, avg(score) AS score, bool_or(won) AS won "
+        "any_value(rules) AS rules, any_value(players) AS players, strategy, "
+        "avg(score) AS score, bool_or(won) AS won, "
+        "min(entry) AS entry "
         "FROM seats GROUP BY run, game_id, strategy"
     )
     big = -(2**15)
@@ -137,7 +142,12 @@ def _with_wilson(frame: pl.DataFrame, k: str, n: str, prefix: str = "") -> pl.Da
 def results(con: duckdb.DuckDBPyConnection) -> Section:
     """Per strategy and per pairing: win rate (Wilson) and score margin (paired t over deals).
 
-    A pairing (A, B) counts every game where both played. A "beats" B in a game when A's
+    A strategy's row is per field it played in (its ``opponents``, joined by " + "), so a
+    strategy that met different opponents in different runs is not pooled into one rate.
+
+    A pairing (A, B) counts every game where both played; A is the strategy the user named
+    first (the lower ``--strategies`` entry; by name in logs without entries), so results
+    read in the order the runs were asked for. A "beats" B in a game when A's
     seat won, or neither won and A's final score was higher (with 2 players: A won).
     The margin is A's final score minus B's (mean over a strategy's seats). Its interval
     is a t-interval over deals: the games replaying one deal (rotated seats) are averaged
@@ -145,8 +155,13 @@ def results(con: duckdb.DuckDBPyConnection) -> Section:
     """
     per_strategy = _pl(
         con,
-        "SELECT rules, strategy, count(*) AS games, sum(won::INT)::BIGINT AS wins, "
-        "avg(score) AS mean_score FROM gstrat GROUP BY rules, strategy ORDER BY rules, strategy",
+        "WITH f AS (SELECT run, game_id, list_sort(list_distinct(list(strategy))) AS field "
+        "FROM seats GROUP BY run, game_id) "
+        "SELECT rules, players, strategy, "
+        "array_to_string(list_filter(field, lambda x: x <> strategy), ' + ') AS opponents, "
+        "count(*) AS games, sum(won::INT)::BIGINT AS wins, avg(score) AS mean_score "
+        "FROM gstrat JOIN f USING (run, game_id) GROUP BY rules, players, strategy, opponents "
+        "ORDER BY rules, players, strategy, opponents",
     )
     per_strategy = per_strategy.with_columns((pl.col("wins") / pl.col("games")).alias("win_rate"))
     per_strategy = _with_wilson(per_strategy, "wins", "games", "win_")
@@ -154,19 +169,22 @@ def results(con: duckdb.DuckDBPyConnection) -> Section:
         con,
         """
         WITH p AS (
-          SELECT a.run, a.rules, a.deal_id, a.strategy AS a, b.strategy AS b,
+          SELECT a.run, a.rules, a.players, a.deal_id, a.strategy AS a, b.strategy AS b,
+                 a.entry AS entry_a,
                  (a.won OR (NOT a.won AND NOT b.won AND a.score > b.score))::INT AS a_win,
                  (b.won OR (NOT a.won AND NOT b.won AND b.score > a.score))::INT AS b_win,
                  a.score - b.score AS margin
-          FROM gstrat a JOIN gstrat b USING (run, game_id) WHERE a.strategy < b.strategy),
+          FROM gstrat a JOIN gstrat b USING (run, game_id)
+          WHERE coalesce(a.entry < b.entry, a.strategy < b.strategy)),
         d AS (
-          SELECT run, rules, a, b, deal_id, count(*) AS n, sum(a_win) AS aw, sum(b_win) AS bw,
+          SELECT run, rules, players, a, b, deal_id, min(entry_a) AS entry_a, count(*) AS n,
+                 sum(a_win) AS aw, sum(b_win) AS bw,
                  avg(margin) AS dm
-          FROM p GROUP BY run, rules, a, b, deal_id)
-        SELECT rules, a, b, sum(n)::BIGINT AS games, count(*)::BIGINT AS deals,
+          FROM p GROUP BY run, rules, players, a, b, deal_id)
+        SELECT rules, players, a, b, sum(n)::BIGINT AS games, count(*)::BIGINT AS deals,
                sum(aw)::BIGINT AS wins_a, sum(bw)::BIGINT AS wins_b,
                avg(dm) AS margin, stddev_samp(dm) AS margin_sd
-        FROM d GROUP BY rules, a, b ORDER BY rules, a, b
+        FROM d GROUP BY rules, players, a, b ORDER BY rules, players, min(entry_a), a, b
         """,
     )
     pairs = pairs.with_columns((pl.col("wins_a") / pl.col("games")).alias("win_rate_a"))
@@ -245,13 +263,25 @@ def seat_lead(con: duckdb.DuckDBPyConnection) -> Section:
 
 def points(con: duckdb.DuckDBPyConnection) -> Section:
     """Mean points per round by source (going out, captured cards, bets, bonus), per
-    strategy and rules preset."""
+    strategy and rules preset, each with a 95% t-interval over rounds (``SOURCE_low`` and
+    ``SOURCE_high``; rounds of one game are treated as independent, so these intervals are
+    a little narrow)."""
+    cols = ("going_out", "cards", "bets", "bonus", "total")
+    aggs = ", ".join(f"avg({c}) AS {c}, stddev_samp({c}) AS {c}_sd" for c in cols)
     frame = _pl(
         con,
-        "SELECT rules, strategy, count(*) AS rounds, avg(going_out) AS going_out, "
-        "avg(cards) AS cards, avg(bets) AS bets, avg(bonus) AS bonus, avg(total) AS total "
-        "FROM rseats GROUP BY rules, strategy ORDER BY rules, strategy",
+        f"SELECT rules, players, strategy, count(*) AS rounds, {aggs} "
+        "FROM rseats GROUP BY rules, players, strategy ORDER BY rules, players, strategy",
     )
+    for c in cols:
+        cis = [
+            stats.mean_ci_from_moments(float(m), float(s) if s is not None else math.nan, int(n))
+            for m, s, n in zip(frame[c], frame[f"{c}_sd"], frame["rounds"], strict=True)
+        ]
+        frame = frame.with_columns(
+            pl.Series(f"{c}_low", [x[0] for x in cis], dtype=pl.Float64),
+            pl.Series(f"{c}_high", [x[1] for x in cis], dtype=pl.Float64),
+        ).drop(f"{c}_sd")
     return {"points": frame}
 
 

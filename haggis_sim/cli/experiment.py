@@ -85,6 +85,7 @@ def experiment(
         console.print(table)
     console.print(best_line(summary), highlight=False, markup=False)
     typer.echo(f"{time.perf_counter() - t0:,.1f} s; summary: {out_dir}/summary.md, summary.json")
+    typer.echo(f"page: {out_dir}/index.html (the question, the verdict, the forest plot)")
     if "report" in summary:
         typer.echo(f"report: {summary['report']}/index.html")
 

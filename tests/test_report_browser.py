@@ -1,0 +1,137 @@
+"""Every shipped report, and one built fresh, as a reader sees it in headless Chromium.
+
+For each page: every ``<img>`` loaded (``naturalWidth > 0``), no horizontal overflow of the
+page at a 1280 px wide window (``scrollWidth <= innerWidth``: wide tables scroll inside
+their own box), and on an experiment's page the verdict block starts within the first
+screen (its top above 800 px in a 1280x900 window).
+
+The check runs in a copy of the page's folder: the page is copied with a small script
+appended that writes the measurements into the DOM, which ``chromium --dump-dom`` prints.
+The shipped pages themselves carry no test code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from haggis_sim.experiment import load_experiment, run_experiment
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORTS = ROOT / "reports"
+WIDTH, HEIGHT = 1280, 900
+FIRST_SCREEN = 800  # px: the verdict block must start above this
+
+CHECK = """<script>window.addEventListener('load', function () {
+  var imgs = Array.prototype.slice.call(document.images);
+  var verdict = document.getElementById('verdict');
+  var out = {
+    images: imgs.length,
+    broken: imgs.filter(function (i) { return !(i.complete && i.naturalWidth > 0); })
+                .map(function (i) { return i.getAttribute('src'); }),
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+    verdictTop: verdict ? verdict.getBoundingClientRect().top : null
+  };
+  var pre = document.createElement('pre');
+  pre.id = 'browser-check';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});</script>"""
+
+
+def chromium() -> str:
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed (apt-get install chromium)")
+        pytest.skip("chromium is not installed")
+    return exe
+
+
+def measure(page: Path, tmp: Path) -> dict[str, Any]:
+    """Load a copy of ``page`` (its folder copied, the check script appended) and return
+    what the script measured."""
+    copy = tmp / "site"
+    shutil.copytree(page.parent, copy, ignore=shutil.ignore_patterns("*.parquet"))
+    target = copy / page.name
+    text = page.read_text(encoding="utf-8")
+    target.write_text(text.replace("</body>", CHECK + "</body>"), encoding="utf-8")
+    cmd = [
+        chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--hide-scrollbars", f"--user-data-dir={tmp / 'profile'}",
+        f"--window-size={WIDTH},{HEIGHT}", "--virtual-time-budget=10000", "--dump-dom",
+        target.as_uri(),
+    ]  # fmt: skip
+    dom = subprocess.run(cmd, capture_output=True, text=True, timeout=180).stdout
+    found = re.search(r"<pre id=\"browser-check\">(.*?)</pre>", dom, re.S)
+    assert found, f"{page}: the check did not run; chromium printed: {dom[:300]!r}"
+    return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+
+
+def check(page: Path, tmp: Path, experiment: bool) -> None:
+    got = measure(page, tmp)
+    assert got["images"] > 0, f"{page}: no figures"
+    assert not got["broken"], f"{page}: images not loaded: {got['broken']}"
+    assert got["innerWidth"] == WIDTH, got
+    assert got["scrollWidth"] <= got["innerWidth"], f"{page}: the page overflows sideways: {got}"
+    if experiment:
+        assert got["verdictTop"] is not None, f"{page}: no verdict block"
+        assert got["verdictTop"] < FIRST_SCREEN, f"{page}: the verdict starts too low: {got}"
+
+
+SHIPPED = sorted(REPORTS.glob("*/experiment.toml"))
+
+
+@pytest.mark.parametrize("name", [p.parent.name for p in SHIPPED])
+def test_shipped_experiment_page(name: str, tmp_path: Path) -> None:
+    check(REPORTS / name / "index.html", tmp_path, experiment=True)
+
+
+@pytest.mark.parametrize("name", [p.parent.name for p in SHIPPED])
+def test_shipped_full_report(name: str, tmp_path: Path) -> None:
+    check(REPORTS / name / "report" / "index.html", tmp_path, experiment=False)
+
+
+TINY = """
+name = "tiny"
+question = "Does bombing early beat bombing late against greedy? A tiny run for the browser test."
+games = 20
+seed = 3
+players = 2
+strategies = ["heuristic:bomb=late", "greedy"]
+metric = "win_rate"
+also = ["score", "margin"]
+chunk_size = 10
+
+[[arms]]
+name = "late"
+
+[[arms]]
+name = "early"
+strategies = ["heuristic:bomb=early", "greedy"]
+"""
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("fresh")
+    (base / "tiny.toml").write_text(TINY)
+    run_experiment(load_experiment(base / "tiny.toml"), base / "exp", jobs=1)
+    return base / "exp"
+
+
+def test_fresh_experiment_page(fresh: Path, tmp_path: Path) -> None:
+    check(fresh / "index.html", tmp_path, experiment=True)
+
+
+def test_fresh_full_report(fresh: Path, tmp_path: Path) -> None:
+    check(fresh / "report" / "index.html", tmp_path, experiment=False)
