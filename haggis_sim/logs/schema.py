@@ -166,12 +166,14 @@ def parquet_bytes(frame: pl.DataFrame) -> bytes:
 
 
 def write_bytes_atomic(data: bytes, path: Path) -> None:
-    """Write a file under a temporary name, flush it to disk, then rename it into place."""
+    """Write a file under a temporary name, then rename it into place.
+
+    A reader never sees a half-written part under its final name. There is no fsync: a
+    part lost or cut short by a crash of the machine is caught by its size and digest in
+    the ledger when the run resumes, and played again.
+    """
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with tmp.open("wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+    tmp.write_bytes(data)
     os.replace(tmp, path)
 
 

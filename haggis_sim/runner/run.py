@@ -357,7 +357,8 @@ def _play(
     estimated = False
     try:
         while True:
-            while len(in_flight) < pool.workers:
+            # two chunks per worker in flight: a worker never waits for the main process
+            while len(in_flight) < (2 * pool.workers if pool.workers > 1 else 1):
                 chunk = planner.next_chunk()
                 if chunk is None:
                     break
