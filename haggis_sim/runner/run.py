@@ -357,8 +357,9 @@ def _play(
     estimated = False
     try:
         while True:
-            # two chunks per worker in flight: a worker never waits for the main process
-            while len(in_flight) < (2 * pool.workers if pool.workers > 1 else 1):
+            # one chunk per worker in flight: nothing queued that a Ctrl-C would have to
+            # cancel inside the pool (queued items race loky's shutdown)
+            while len(in_flight) < pool.workers:
                 chunk = planner.next_chunk()
                 if chunk is None:
                     break
