@@ -349,10 +349,10 @@ def _arm_state(exp: Experiment, arm: Arm, arm_dir: Path) -> str:
 
 
 def _read_marker(out: Path) -> dict[str, Any]:
+    from .report import marker_data
+
     try:
-        data = json.loads((out / MARKER).read_text())
-        if not isinstance(data, dict) or not isinstance(data.get("files"), list):
-            raise ValueError("no list of files")
+        data = marker_data(out / MARKER)
     except (OSError, ValueError) as exc:
         raise ExperimentError(
             f"{out / MARKER} is damaged ({exc}); cannot tell what the experiment wrote: "

@@ -801,12 +801,18 @@ def _some(folder: Path) -> str:
     return shown
 
 
+def marker_data(path: Path) -> dict[str, Any]:
+    """A marker file's contents (report or experiment); OSError/ValueError if untrustworthy."""
+    data = json.loads(path.read_text())
+    if not isinstance(data, dict) or not isinstance(data.get("files"), list):
+        raise ValueError("no list of files")
+    return data
+
+
 def read_marker(folder: Path) -> dict[str, Any]:
     """The report marker of ``folder``; ReportError when it cannot be read."""
     try:
-        data = json.loads((folder / MARKER).read_text())
-        if not isinstance(data, dict) or not isinstance(data.get("files"), list):
-            raise ValueError("no list of files")
+        data = marker_data(folder / MARKER)
     except (OSError, ValueError) as exc:
         raise ReportError(
             f"{folder / MARKER} is damaged ({exc}); cannot tell what the report wrote, "
