@@ -55,7 +55,7 @@ from .errors import InputError
 from .logs.manifest import MANIFEST, read_manifest
 from .presets import PRESETS
 from .rules import Rules
-from .runner.run import RunConfig, execute
+from .runner.run import RunConfig, execute, stale_seating
 from .runner.seating import SEAT_MODES
 
 
@@ -336,6 +336,12 @@ def _arm_state(exp: Experiment, arm: Arm, arm_dir: Path) -> str:
     if not (arm_dir / "manifest.json").exists():
         return "new"
     manifest = read_manifest(arm_dir)
+    why = stale_seating(manifest)
+    if why:
+        raise ExperimentError(
+            f"arm {arm.name!r}: {arm_dir} holds a run that does not fit this version ({why}); "
+            "remove the folder to play the arm again"
+        )
     want = asdict(exp.run_config(arm))
     have = manifest.get("config", {})
     for key in MATCH_KEYS:
