@@ -34,21 +34,25 @@ def base_entries(n_strategies: int, players: int) -> list[int]:
     return [i % n_strategies for i in range(players)]
 
 
+def distinct_seatings(base: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """Every distinct seating of the entries ``base`` (entry per seat): the seat
+    permutations in ``itertools`` order applied to ``base``, a permutation dropped when it
+    gives a seating an earlier one gave (``(0, 1, 0)`` -> 3 seatings, ``(0, 1, 2)`` -> 6)."""
+    seen: dict[tuple[int, ...], None] = {}
+    for perm in permutations(range(len(base))):
+        seen.setdefault(tuple(base[p] for p in perm), None)
+    return tuple(seen)
+
+
 @lru_cache(maxsize=64)
 def seatings(seats: str, players: int, n_strategies: int) -> tuple[tuple[int, ...], ...]:
     """The seatings one deal is played with, in game order: per seating the entry per seat.
 
-    ``rotate``: the seat permutations in ``itertools`` order, each applied to
-    :func:`base_entries`, keeping only the first permutation giving each seating;
-    ``fixed``: the base seating alone.
+    ``rotate``: :func:`distinct_seatings` of :func:`base_entries`; ``fixed``: the base
+    seating alone.
     """
-    base = base_entries(n_strategies, players)
-    if seats != "rotate":
-        return (tuple(base),)
-    seen: dict[tuple[int, ...], None] = {}
-    for perm in permutations(range(players)):
-        seen.setdefault(tuple(base[perm[seat]] for seat in range(players)), None)
-    return tuple(seen)
+    base = tuple(base_entries(n_strategies, players))
+    return distinct_seatings(base) if seats == "rotate" else (base,)
 
 
 def games_per_deal(seats: str, players: int, n_strategies: int) -> int:
