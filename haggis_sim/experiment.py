@@ -43,6 +43,8 @@ from .analytics.compare import (
     compare_section_html,
     difference,
     estimate,
+    fair_claim,
+    fair_value,
     fmt_interval,
     fmt_value,
     game_metrics,
@@ -55,8 +57,8 @@ from .errors import InputError
 from .logs.manifest import MANIFEST, read_manifest
 from .presets import PRESETS
 from .rules import Rules
-from .runner.run import RunConfig, execute
-from .runner.seating import SEAT_MODES
+from .runner.run import RunConfig, execute, stale_seating
+from .runner.seating import SEAT_MODES, base_entries
 
 
 class ExperimentError(InputError):
@@ -336,6 +338,12 @@ def _arm_state(exp: Experiment, arm: Arm, arm_dir: Path) -> str:
     if not (arm_dir / "manifest.json").exists():
         return "new"
     manifest = read_manifest(arm_dir)
+    why = stale_seating(manifest)
+    if why:
+        raise ExperimentError(
+            f"arm {arm.name!r}: {arm_dir} holds a run that does not fit this version ({why}); "
+            "remove the folder to play the arm again"
+        )
     want = asdict(exp.run_config(arm))
     have = manifest.get("config", {})
     for key in MATCH_KEYS:
@@ -599,11 +607,13 @@ def summarize(exp: Experiment, out: Path) -> dict[str, Any]:
             d = difference(frames[first], f, col, col, pairable(first, arm.name))
             if meaningless(metric, first, arm.name):
                 d = Difference(math.nan, math.nan, math.nan, 0, d.paired)
+            seats = base_entries(len(arm.strategies), arm.players).count(exp.entry)
             rows.append(
                 {
                     "arm": arm.name,
                     **_est(est),
                     "no_pairing": meaningless(metric, arm.name),
+                    "fair": fair_value(metric, arm.players, seats),
                     "vs_first": _diff(d),
                 }
             )
@@ -753,6 +763,9 @@ def summary_markdown(summary: dict[str, Any]) -> str:
             "|" + "---|" * len(ROW_HEADER),
         ]
         lines += ["| " + " | ".join(row) + " |" for row in result_rows(summary, metric)]
+        fair = fair_sentence(summary, metric, {a["name"]: a["name"] for a in summary["arms"]})
+        if fair:
+            lines += ["", fair.strip()]
     lines += ["", f"**{best_line(summary)}**", ""]
     return "\n".join(lines)
 
@@ -832,7 +845,9 @@ def verdict_sentence(summary: dict[str, Any], metric: str, labels: dict[str, str
             f"{labels[base['arm']]} (baseline) {fmt_value(metric, _num(base['mean']))} "
             f"(95% {fmt_interval(metric, _num(base['low']), _num(base['high']))})"
         )
-    groups: dict[str, list[tuple[float, str]]] = {"higher": [], "lower": [], "same": [], "none": []}
+    groups: dict[str, list[tuple[float, str]]] = {
+        "higher": [], "lower": [], "same": [], "open": [], "none": []
+    }  # fmt: skip
     for r in rows[1:]:
         d = r["vs_first"]
         diff, low, high = _num(d["diff"]), _num(d["low"]), _num(d["high"])
@@ -844,12 +859,16 @@ def verdict_sentence(summary: dict[str, Any], metric: str, labels: dict[str, str
             f"(95% {fmt_interval(metric, low, high, signed=True)}"
             f"{'' if d['paired'] else ', unpaired: different deals'})"
         )
-        kind = "higher" if low > 0 else "lower" if high < 0 else "same"
+        if math.isnan(low) or math.isnan(high):  # a claim of no difference needs an interval
+            kind = "open"
+        else:
+            kind = "higher" if low > 0 else "lower" if high < 0 else "same"
         groups[kind].append((abs(diff), text))
     words = {
         "higher": "higher in",
         "lower": "lower in",
         "same": "no difference separable at 95% in",
+        "open": "no interval (too few deals) in",
         "none": "no value in",
     }
     parts = [
@@ -857,9 +876,22 @@ def verdict_sentence(summary: dict[str, Any], metric: str, labels: dict[str, str
         for k, v in groups.items()
         if v
     ]
+    fair = fair_sentence(summary, metric, labels)
     if len(rows) == 1:
-        return head + "."
-    return head + "; " + "; ".join(parts) + "."
+        return head + "." + fair
+    return head + "; " + "; ".join(parts) + "." + fair
+
+
+def fair_sentence(summary: dict[str, Any], metric: str, labels: dict[str, str]) -> str:
+    """`` Against a fair share: ARM no edge …; ARM an edge of …`` for a metric with a fair
+    value (:func:`fair_value`), each arm by :func:`fair_claim`; "" for other metrics."""
+    parts = [
+        f"{labels[r['arm']]} "
+        + fair_claim(metric, _num(r["mean"]), _num(r["low"]), _num(r["high"]), r["fair"])
+        for r in summary["results"][metric]["rows"]
+        if r.get("fair") is not None and not r.get("no_pairing")
+    ]
+    return f" Against a fair share: {'; '.join(parts)}." if parts else ""
 
 
 def forest_panels(summary: dict[str, Any], labels: dict[str, str]) -> list[dict[str, Any]]:

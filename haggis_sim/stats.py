@@ -1,5 +1,8 @@
 """Small statistics used by the report: binomial and paired-mean intervals, ratings.
 
+Rates get Wilson intervals (and differences of rates Newcombe's, built from them), never
+a normal approximation: those collapse to zero width at 0% and 100%.
+
 Every function works on plain numbers or arrays (the report computes counts and sums in
 DuckDB and passes only those here).
 """
@@ -11,13 +14,14 @@ from collections.abc import Sequence
 
 import numpy as np
 from scipy import stats as _st
-from scipy.stats import binomtest
 
 
 def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval of a binomial rate ``k / n`` (scipy ``binomtest``).
+    """Wilson score interval of a binomial rate ``k / n`` (as scipy ``binomtest`` gives).
 
-    ``n == 0`` gives the uninformative interval ``(0, 1)``.
+    ``n == 0`` gives the uninformative interval ``(0, 1)``. At ``k == 0`` or ``k == n``
+    the interval still has width (``wilson(0, 100)`` is about ``(0, 0.037)``), unlike a
+    normal approximation, whose width vanishes there.
 
     >>> lo, hi = wilson(30, 100)
     >>> round(lo, 3), round(hi, 3)
@@ -25,8 +29,43 @@ def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """
     if n <= 0:
         return (0.0, 1.0)
-    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence, method="wilson")
-    return float(ci.low), float(ci.high)
+    return wilson_rate(k / n, n, confidence)
+
+
+def wilson_rate(p: float, n: float, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a rate ``p`` observed over ``n`` trials, ``n`` possibly
+    fractional: an *effective* number of trials (games clustered by deal count for less
+    than their number). ``n <= 0`` or a NaN gives ``(0, 1)``.
+
+    >>> lo, hi = wilson_rate(1.0, 50)
+    >>> round(lo, 3), hi
+    (0.929, 1.0)
+    """
+    if not n > 0 or math.isnan(p):
+        return (0.0, 1.0)
+    z = float(_st.norm.ppf(0.5 + confidence / 2))
+    z2n = z * z / n
+    centre = (p + z2n / 2) / (1 + z2n)
+    half = z / (1 + z2n) * math.sqrt(max(p * (1 - p), 0.0) / n + z2n / (4 * n))
+    low = 0.0 if p <= 0 else max(0.0, centre - half)
+    high = 1.0 if p >= 1 else min(1.0, centre + half)
+    return (low, high)
+
+
+def newcombe(
+    p_a: float, ci_a: tuple[float, float], p_b: float, ci_b: tuple[float, float]
+) -> tuple[float, float]:
+    """Interval of ``p_b - p_a`` from the two rates' Wilson intervals (Newcombe's hybrid
+    score method, for independent samples): never of zero width, even at 0% or 100%.
+
+    >>> lo, hi = newcombe(0.0, wilson(0, 100), 0.0, wilson(0, 100))
+    >>> round(lo, 3), round(hi, 3)
+    (-0.037, 0.037)
+    """
+    d = p_b - p_a
+    low = d - math.sqrt((p_b - ci_b[0]) ** 2 + (ci_a[1] - p_a) ** 2)
+    high = d + math.sqrt((ci_b[1] - p_b) ** 2 + (p_a - ci_a[0]) ** 2)
+    return (low, high)
 
 
 def mean_ci_from_moments(

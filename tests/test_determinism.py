@@ -121,7 +121,7 @@ def test_compiled_and_python_drivers_log_the_same_games() -> None:
     gids = np.arange(40, 52, dtype=np.int64)
     compiled = C.play_chunk(rules, strategies, gids, 123, "rotate")
     entries = seat_entries(gids, "rotate", 3, 2)
-    seeds = deal_seeds(123, gids, "rotate", 3)
+    seeds = deal_seeds(123, gids, "rotate", 3, 2)
     moves = np.empty((C.MOVE_ROWS, R.N_MOVE_COLUMNS), dtype=np.int64)
     rounds = np.empty((C.ROUND_ROWS, R.N_ROUND_COLUMNS), dtype=np.int64)
     games = np.zeros((len(gids), R.N_GAME_COLUMNS), dtype=np.int64)

@@ -189,6 +189,47 @@ def paired(a: pl.DataFrame, b: pl.DataFrame, col: str) -> tuple[float, float, fl
     return clustered(j.with_columns((pl.col("b") - pl.col("a")).alias("d")), "d")
 
 
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+RATES = {"win_rate", "seat0_win"}  # 0/1 per game: Wilson intervals
+
+
+def wilson_at(p: float, n: float) -> tuple[float, float]:
+    """Wilson score interval of rate p over n (possibly fractional) trials."""
+    z2n = Z95 * Z95 / n
+    centre = (p + z2n / 2) / (1 + z2n)
+    half = Z95 / (1 + z2n) * math.sqrt(p * (1 - p) / n + z2n / (4 * n))
+    return (0.0 if p <= 0 else centre - half, 1.0 if p >= 1 else centre + half)
+
+
+def rate_ci(frame: pl.DataFrame, col: str) -> tuple[float, float, float]:
+    """A rate with its Wilson interval at the effective number of games that the
+    deal-clustered standard error implies (the deals where it is undefined)."""
+    n = frame.height
+    p = frame[col].mean()
+    assert isinstance(p, float)
+    per_deal = frame.group_by("deal_id").agg((pl.col(col) - p).sum().alias("s"))
+    m = per_deal.height
+    se = math.sqrt(m / (m - 1) * float((per_deal["s"] ** 2).sum())) / n
+    n_eff = min(n, p * (1 - p) / se**2) if 0 < p < 1 and se > 0 else m
+    return (p, *wilson_at(p, n_eff))
+
+
+def interval(frame: pl.DataFrame, col: str) -> tuple[float, float, float]:
+    return rate_ci(frame, col) if col in RATES else clustered(frame, col)
+
+
+def paired_interval(a: pl.DataFrame, b: pl.DataFrame, col: str) -> tuple[float, float, float]:
+    """Paired difference; for a rate whose paired differences have no spread, Newcombe's
+    interval from the two Wilson intervals."""
+    d, lo, hi = paired(a, b, col)
+    if col in RATES and not hi > lo:
+        pa, la, ua = rate_ci(a, col)
+        pb, lb, ub = rate_ci(b, col)
+        lo = d - math.sqrt((pb - lb) ** 2 + (ua - pa) ** 2)
+        hi = d + math.sqrt((ub - pb) ** 2 + (pa - la) ** 2)
+    return d, lo, hi
+
+
 def close(x: float, y: float) -> bool:
     return math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-9)
 
@@ -226,11 +267,11 @@ def test_experiment_summary_matches_polars(tiny_experiment: tuple[Path, dict[str
     for metric in ("bet_points", "win_rate", "margin", "seat0_win"):
         rows = {r["arm"]: r for r in summary["results"][metric]["rows"]}
         for name, frame in frames.items():
-            mean, low, high = clustered(frame, metric)
+            mean, low, high = interval(frame, metric)
             r = rows[name]
             assert r["n"] == 40
             assert close(r["mean"], mean) and close(r["low"], low) and close(r["high"], high)
-        d, lo, hi = paired(frames["default"], frames["eager"], metric)
+        d, lo, hi = paired_interval(frames["default"], frames["eager"], metric)
         v = rows["eager"]["vs_first"]
         assert v["paired"] and v["n"] == 40
         if math.isnan(lo):  # a constant difference: no spread, interval undefined
@@ -294,7 +335,7 @@ def test_compare_same_seed_is_paired_and_matches_polars(two_runs: tuple[Path, Pa
                       ("share_cards", "share_cards")):  # fmt: skip
         r = rows[col]
         assert close(r.a.mean, clustered(fa, mine)[0]) and close(r.b.mean, clustered(fb, mine)[0])
-        d, lo, hi = paired(fa, fb, mine)
+        d, lo, hi = paired_interval(fa, fb, mine)
         assert r.diff.paired and r.diff.n == 40
         assert close(r.diff.diff, d) and close(r.diff.low, lo) and close(r.diff.high, hi)
     html = compare_section_html(result)

@@ -904,7 +904,7 @@ def test_run_prints_progress_summary_and_writes_the_manifest(tmp_path: Path) -> 
         {"spec": "greedy", "name": "greedy", "params": {}},
         {"spec": "random:bet=0.25", "name": "random", "params": {"bet": 0.25}},
     ]
-    assert m["format"] == 2 and len(m["config_digest"]) == 64
+    assert m["format"] == 3 and m["seating"] == "distinct" and len(m["config_digest"]) == 64
     assert ledger_ranges(out) == [(0, 50), (50, 100), (100, 120)]
     assert m["config"]["seats"] == "rotate" and m["config"]["chunk_size"] == 50
     assert set(m["schema"]) == {"games", "rounds", "moves"}

@@ -8,7 +8,12 @@ interval is far narrower than the two runs' own intervals (common random numbers
 
 Intervals are 95% intervals ``mean ± t·SE``, with the standard error clustered by deal:
 with rotated seats consecutive games replay one deal, so they are not independent, and
-the deal (not the game) is the unit of the variance estimate.
+the deal (not the game) is the unit of the variance estimate. A rate (a per-game value of
+0 or 1, :data:`BINARY_METRICS`) gets a Wilson interval instead, at the effective number
+of games the clustered standard error implies (at most the games; the deals where the
+rate is 0% or 100%, which leave no spread to measure), so it never has zero width; a
+difference of rates is ``mean ± t·SE`` when paired games differ, otherwise Newcombe's
+interval built from the two Wilson intervals.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from ..errors import InputError
 from ..logs import ledger
 from ..logs.manifest import read_manifest
 from ..logs.query import check_parts, connect, damage_from
+from ..stats import newcombe, wilson_rate
 
 SOURCES = ("going_out", "cards", "bets", "bonus")
 
@@ -57,6 +63,11 @@ GAME_METRICS: dict[str, str] = {
     },
 }
 METRICS: dict[str, str] = {**ENTRY_METRICS, **GAME_METRICS}
+#: metrics whose per-game value is 0 or 1: rates, with Wilson intervals (``win_vs_fair``
+#: is one too, times the number of players)
+BINARY_METRICS = frozenset(
+    {"win_rate", "seat0_win", "first_lead_win", "ahead_r1_win"} | {f"decisive_{s}" for s in SOURCES}
+)
 # entry metrics that measure one entry against the others: meaningless when a single
 # entry fills every seat (it wins every game; it has no opponent of another entry)
 PAIRING_METRICS = frozenset({"win_rate", "win_vs_fair", "bet_points"})
@@ -86,6 +97,12 @@ def metric_column(metric: str, entry: int = 0) -> str:
     if metric in GAME_METRICS:
         return metric
     raise InputError(f"unknown metric {metric!r}; known: {', '.join(METRICS)}")
+
+
+def metric_of(column: str) -> str:
+    """The metric a column of :func:`game_metrics` holds (``win_rate_1`` -> ``win_rate``)."""
+    base, _, tail = column.rpartition("_")
+    return base if tail.isdigit() and base in ENTRY_METRICS else column
 
 
 def _connect(run_dir: Path) -> duckdb.DuckDBPyConnection:
@@ -147,14 +164,15 @@ def _game_sql(players: int, n_entries: int) -> str:
         WITH r AS (SELECT game_id, {sums} FROM rounds GROUP BY game_id),
         r0 AS (SELECT game_id, leader AS first_leader, {first} FROM rounds WHERE round = 0)
         SELECT game_id::BIGINT AS game_id, deal_id::BIGINT AS deal_id, deal_seed,
-               {", ".join(cols)}
+               {players} AS players, {", ".join(cols)}
         FROM games JOIN r USING (game_id) JOIN r0 USING (game_id)
         ORDER BY game_id
     """
 
 
 def game_metrics(run_dir: Path) -> pl.DataFrame:
-    """One row per game: ``game_id``, ``deal_id``, ``deal_seed`` and every metric column.
+    """One row per game: ``game_id``, ``deal_id``, ``deal_seed``, ``players`` and every
+    metric column.
 
     Per-entry metrics carry the entry as suffix (``win_rate_0``, ``score_1``, ...).
     """
@@ -210,13 +228,40 @@ def _tq(df: int) -> float:
     return float(student_t.ppf(0.975, df)) if df >= 1 else math.nan
 
 
+def binary_scale(frame: pl.DataFrame, column: str) -> float | None:
+    """What a column's per-game values are a 0/1 value times (None: not a rate)."""
+    metric = metric_of(column)
+    if metric in BINARY_METRICS:
+        return 1.0
+    if metric == "win_vs_fair" and "players" in frame.columns and frame.height:
+        return float(frame["players"][0])
+    return None
+
+
+def rate_interval(p: float, se: float, deals: int, games: int) -> tuple[float, float]:
+    """Wilson interval of a rate ``p`` over ``games`` games in ``deals`` deals, whose
+    deal-clustered standard error is ``se``: at the effective number of games
+    ``p(1 - p) / se²`` (at most ``games``); where that is undefined (``p`` at 0% or 100%,
+    no spread, a single deal) at the number of deals, so the width never vanishes."""
+    if 0 < p < 1 and se > 0:
+        n_eff = min(float(games), p * (1 - p) / se**2)
+    else:
+        n_eff = float(deals)
+    return wilson_rate(p, n_eff)
+
+
 def estimate(frame: pl.DataFrame, column: str) -> Estimate:
-    """Mean of ``column`` over the games where it is not null, with its 95% interval."""
+    """Mean of ``column`` over the games where it is not null, with its 95% interval
+    (Wilson for a rate, :func:`rate_interval`; ``mean ± t·SE`` otherwise)."""
     sub = frame.select("deal_id", column).drop_nulls()
     values = sub[column].to_numpy().astype(float)
     mean, se, m = _clustered(values, sub["deal_id"].to_numpy())
-    half = _tq(m - 1) * se
     sd = float(values.std(ddof=1)) if len(values) > 1 else math.nan
+    scale = binary_scale(frame, column)
+    if scale and len(values):
+        low, high = rate_interval(mean / scale, se / scale, m, len(values))
+        return Estimate(mean, low * scale, high * scale, len(values), sd)
+    half = _tq(m - 1) * se
     return Estimate(mean, mean - half, mean + half, len(values), sd)
 
 
@@ -232,7 +277,13 @@ def same_deals(a: pl.DataFrame, b: pl.DataFrame) -> bool:
 def difference(
     a: pl.DataFrame, b: pl.DataFrame, col_a: str, col_b: str, paired: bool
 ) -> Difference:
-    """``mean(b) - mean(a)``: paired by game id (clustered by deal) or two independent means."""
+    """``mean(b) - mean(a)``: paired by game id (clustered by deal) or two independent means.
+
+    For rates: paired, ``mean ± t·SE`` while the paired games differ at all; with no
+    spread (every game's difference the same) or unpaired, Newcombe's interval from the
+    two Wilson intervals, which never has zero width.
+    """
+    rates = binary_scale(a, col_a) is not None and binary_scale(b, col_b) is not None
     if paired:
         joined = (
             a.select("game_id", "deal_id", pl.col(col_a).alias("_a"))
@@ -241,12 +292,26 @@ def difference(
         )
         d = (joined["_b"] - joined["_a"]).to_numpy().astype(float)
         mean, se, m = _clustered(d, joined["deal_id"].to_numpy())
+        if rates and not se > 0 and len(d):
+            low, high = _newcombe(a, b, col_a, col_b)
+            return Difference(mean, low, high, len(d), True)
         half = _tq(m - 1) * se
         return Difference(mean, mean - half, mean + half, len(d), True)
+    if rates:
+        ra, rb = estimate(a, col_a), estimate(b, col_b)
+        low, high = _newcombe(a, b, col_a, col_b)
+        return Difference(rb.mean - ra.mean, low, high, min(ra.n, rb.n), False)
     ea, eb = _se_of(a, col_a), _se_of(b, col_b)
     diff = eb[0] - ea[0]
     half = _tq(min(ea[2], eb[2]) - 1) * math.sqrt(ea[1] ** 2 + eb[1] ** 2)
     return Difference(diff, diff - half, diff + half, min(ea[3], eb[3]), False)
+
+
+def _newcombe(a: pl.DataFrame, b: pl.DataFrame, col_a: str, col_b: str) -> tuple[float, float]:
+    ea, eb = estimate(a, col_a), estimate(b, col_b)
+    if math.isnan(ea.mean) or math.isnan(eb.mean):
+        return math.nan, math.nan
+    return newcombe(ea.mean, (ea.low, ea.high), eb.mean, (eb.low, eb.high))
 
 
 def _se_of(frame: pl.DataFrame, column: str) -> tuple[float, float, int, int]:
@@ -392,6 +457,42 @@ def fmt_interval(metric: str, low: float, high: float, signed: bool = False) -> 
     if math.isnan(low) or math.isnan(high):
         return "–"
     return f"{fmt_value(metric, low, signed)} … {fmt_value(metric, high, signed)}"
+
+
+def fair_value(metric: str, players: int, seats: int = 1) -> float | None:
+    """The value ``metric`` takes when nobody has an edge, or None if it has no such value:
+    a fair share ``seats / players`` for an entry filling ``seats`` seats (``win_rate``;
+    ``seats`` for ``win_vs_fair``), ``1 / players`` for seat 0 and the first leader."""
+    if metric == "win_rate":
+        return seats / players
+    if metric == "win_vs_fair":
+        return float(seats)
+    if metric in ("seat0_win", "first_lead_win"):
+        return 1 / players
+    return None
+
+
+def _fmt_edge(metric: str, value: float) -> str:
+    if metric in RATE_METRICS:
+        return f"{value * 100:+.1f} points"
+    return fmt_value(metric, value, signed=True)
+
+
+def fair_claim(metric: str, mean: float, low: float, high: float, fair: float) -> str:
+    """How a value compares with its fair value: "no edge" only when the 95% interval
+    holds the fair value; otherwise the measured edge with its interval."""
+    fair_text = fmt_value(metric, fair)
+    if math.isnan(mean) or math.isnan(low) or math.isnan(high):
+        return f"no interval to compare with a fair {fair_text}"
+    if low <= fair <= high:
+        return (
+            f"no edge over a fair {fair_text} separable at 95% "
+            f"({fmt_value(metric, mean)}, 95% {fmt_interval(metric, low, high)})"
+        )
+    return (
+        f"an edge of {_fmt_edge(metric, mean - fair)} over a fair {fair_text} "
+        f"(95% {_fmt_edge(metric, low - fair)} … {_fmt_edge(metric, high - fair)})"
+    )
 
 
 def compare_section_html(comparison: Comparison) -> str:

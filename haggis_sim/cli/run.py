@@ -63,7 +63,7 @@ def run(
         Path | None, typer.Option("--out", help="Run folder (default runs/<time>-<strategies>).")
     ] = None,
     seats: Annotated[
-        str, typer.Option("--seats", help="rotate: replay each deal with every seat order; fixed.")
+        str, typer.Option("--seats", help="rotate: each deal once per distinct seating; fixed.")
     ] = "rotate",
     backend: Annotated[
         str, typer.Option("--backend", help="loky (this machine) or dask (a cluster).")

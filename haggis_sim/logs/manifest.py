@@ -18,7 +18,11 @@ from typing import Any
 from ..errors import InputError
 
 MANIFEST = "manifest.json"
-MANIFEST_FORMAT = 2
+#: 3: rotated seats play each distinct seating once per deal (``seating`` records the
+#: scheme); format 2 replayed every seat permutation, repeated seatings included
+MANIFEST_FORMAT = 3
+#: earlier formats a run can still be resumed from when their games mean the same now
+RESUMABLE_FORMATS = (2, 3)
 #: the settings that decide a run's games: the digest covers exactly these
 GAME_KEYS = ("strategies", "games", "rules", "seed", "seats", "log_moves")
 

@@ -183,7 +183,7 @@ def play_chunk(
     """Play the games ``game_ids`` and return their log matrices."""
     players = int(rules_arr[L.R_PLAYERS])
     entries = seat_entries(game_ids, seats, players, len(strategies))
-    seeds = deal_seeds(run_seed, game_ids, seats, players)
+    seeds = deal_seeds(run_seed, game_ids, seats, players, len(strategies))
     parts_m, parts_r = [], []
     games = np.zeros((len(game_ids), R.N_GAME_COLUMNS), dtype=np.int64)
     cursor = np.zeros(R.N_CURSOR, dtype=np.int64)

@@ -28,6 +28,7 @@ from ..logs import schema as logs
 from ..logs.manifest import (
     MANIFEST,
     MANIFEST_FORMAT,
+    RESUMABLE_FORMATS,
     config_digest,
     read_manifest,
     write_manifest,
@@ -36,7 +37,7 @@ from ..rules import Rules
 from .chunk import play_chunk
 from .plan import ChunkPlanner, format_duration
 from .pool import DaskPool, InlinePool, LokyPool, Pool, check_backend, local_workers
-from .seating import SEAT_MODES, games_per_deal
+from .seating import SEAT_MODES, SEATING_SCHEME, base_entries, games_per_deal
 
 BACKENDS = ("loky", "dask")
 MAX_GAMES = 2**32 - 1  # game ids are logged as UInt32
@@ -131,7 +132,7 @@ def run_chunk(config: dict[str, Any], run_dir: str, start: int, stop: int) -> Ch
     result = play_chunk(rules.to_array(), strategies, game_ids, cfg.seed, cfg.seats, cfg.log_moves)
     out = Path(run_dir)
     name = ledger.part_name(start, stop)
-    per = games_per_deal(cfg.seats, rules.players)
+    per = games_per_deal(cfg.seats, rules.players, len(strategies))
     frames = {
         "moves": logs.moves_frame(result.moves),
         "rounds": logs.rounds_frame(result.rounds),
@@ -156,12 +157,14 @@ def run_chunk(config: dict[str, Any], run_dir: str, start: int, stop: int) -> Ch
 def verified_config(run_dir: Path, manifest: dict[str, Any]) -> RunConfig:
     """The configuration a manifest records, checked against its digest.
 
-    RunError if the manifest is of an older format, lacks a field, or was edited after
+    RunError if the manifest is of an older format, lacks a field, was edited after
     the run started (its configuration no longer matches the digest, or the summary
-    fields disagree with the configuration).
+    fields disagree with the configuration), or numbers its games by another seating
+    scheme (:func:`stale_seating`).
     """
     where = run_dir / MANIFEST
-    if manifest.get("format") != MANIFEST_FORMAT:
+    fmt = manifest.get("format")
+    if fmt not in RESUMABLE_FORMATS:
         raise RunError(
             f"{where} is not a format-{MANIFEST_FORMAT} manifest (written by another "
             "haggis-sim version?); it cannot be resumed safely: start a new run"
@@ -193,7 +196,40 @@ def verified_config(run_dir: Path, manifest: dict[str, Any]) -> RunConfig:
             f"{where} was edited: its strategies, seed, games or rules disagree with its "
             "recorded configuration; refusing to resume"
         )
+    why = stale_seating(manifest)
+    if why:
+        raise RunError(f"{where}: {why}; it cannot be resumed: start a new run")
     return config
+
+
+def stale_seating(manifest: dict[str, Any]) -> str | None:
+    """Why a run's game ids mean other seatings than this version plays, or None.
+
+    Format 2 rotated seats through every permutation, repeated seatings included; that
+    numbers the games as now unless an entry fills more than one seat (rotated seats,
+    fewer entries than seats). Format 3 records its scheme in ``seating``.
+    """
+    fmt = manifest.get("format")
+    if fmt == MANIFEST_FORMAT:
+        seating = manifest.get("seating")
+        if seating == SEATING_SCHEME:
+            return None
+        return (
+            f"it records seating {seating!r}, not {SEATING_SCHEME!r}: its game ids mean "
+            "other seatings"
+        )
+    cfg = manifest.get("config")
+    players = manifest.get("players")
+    if not isinstance(cfg, dict) or not isinstance(players, int) or players < 1:
+        return "it records no configuration to tell its seatings from"
+    n = len(cfg.get("strategies") or [])
+    entries = base_entries(n, players) if n else []
+    if cfg.get("seats") == "rotate" and len(set(entries)) < len(entries):
+        return (
+            f"it was made when rotated seats replayed repeated seatings (manifest format "
+            f"{fmt}); its game ids mean other seatings now"
+        )
+    return None
 
 
 def make_pool(config: RunConfig, games_to_play: int) -> tuple[Pool, str | None]:
@@ -241,6 +277,7 @@ def create_run(config: RunConfig, run_dir: Path) -> dict[str, Any]:
     cfg["strategies"] = [s.spec for s in strategies]
     manifest = {
         "format": MANIFEST_FORMAT,
+        "seating": SEATING_SCHEME,
         "command": config.command,
         "version": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
