@@ -13,12 +13,13 @@ the same deals), then one ISMCTS iteration runs below that alternative (UCB with
 availability counts, progressive widening, rollouts to the end of the round, as in
 :mod:`strategies.ismcts`), so later decisions of every seat improve as samples grow.
 
-A sample's value is the acting seat's reward, mcts's own (``value="game"``: its chance of
-winning the game from the totals after the round, see
-:func:`strategies.ismcts.game_values`; for a lone round, or with ``value="round"``, the
-round score margin over the best other seat squashed to [0, 1],
-``0.5 + 0.5 tanh(margin / 60)``); the raw round margin in points is reported too. Standard errors treat the samples as independent
-(they are not quite: the subtree learns), so read them as a guide. Results depend only
+A sample's value is the acting seat's reward, as mcts's (``value="round"``, the default:
+the round score margin over the best other seat squashed to [0, 1],
+``0.5 + 0.5 tanh(margin / 60)``; ``value="game"``: its chance of winning the game from
+the totals after the round, see :func:`strategies.ismcts.game_values`, which for a lone
+round falls back to the margin); the raw round margin in points is reported too. Standard
+errors treat the samples as independent (they are not quite: the subtree learns), so read
+them as a guide. Results depend only
 on the observation, the alternatives, the parameters and ``seed``.
 
 >>> import haggis_sim as hs
@@ -85,7 +86,7 @@ def analyze(
     samples: int = 200,
     c: float = 0.7,
     rollout: str = "greedy",
-    value: str = "game",
+    value: str = "round",
     seed: int = 0,
 ) -> list[Alternative]:
     """Score each alternative of the decision at ``position`` for the seat to act.

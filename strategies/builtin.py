@@ -90,8 +90,9 @@ class MctsStrategy(CompiledStrategy):
     name = "mcts"
     description = (
         "Information-set MCTS: a fresh deal of the unseen cards every iteration, UCB with "
-        "availability counts, rollouts to the end of the round valued by the chance of "
-        "winning the game; bets by scoring each bet option under the rules in force."
+        "availability counts, rollouts to the end of the round valued by the round's score "
+        "margin (or the chance of winning the game); bets by scoring each bet option under "
+        "the rules in force."
     )
     params = (
         Param(
@@ -117,9 +118,10 @@ class MctsStrategy(CompiledStrategy):
         Param(
             "value",
             str,
-            "game",
-            "what a rollout is worth: game (the chance of winning the game from the totals "
-            "after the round) or round (the round's score margin, squashed)",
+            "round",
+            "what a rollout is worth: round (the round's score margin, squashed) or game "
+            "(the chance of winning the game from the totals after the round; no better "
+            "head to head over 3,000 games)",
             choices=("game", "round"),
         ),
         Param(
