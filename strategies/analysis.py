@@ -13,10 +13,13 @@ the same deals), then one ISMCTS iteration runs below that alternative (UCB with
 availability counts, progressive widening, rollouts to the end of the round, as in
 :mod:`strategies.ismcts`), so later decisions of every seat improve as samples grow.
 
-A sample's value is the acting seat's reward, the round score margin over the best
-other seat squashed to [0, 1] (``0.5 + 0.5 tanh(margin / 60)``, mcts's own reward); the
-raw margin in points is reported too. Standard errors treat the samples as independent
-(they are not quite: the subtree learns), so read them as a guide. Results depend only
+A sample's value is the acting seat's reward, as mcts's (``value="round"``, the default:
+the round score margin over the best other seat squashed to [0, 1],
+``0.5 + 0.5 tanh(margin / 60)``; ``value="game"``: its chance of winning the game from
+the totals after the round, see :func:`strategies.ismcts.game_values`, which for a lone
+round falls back to the margin); the raw round margin in points is reported too. Standard
+errors treat the samples as independent (they are not quite: the subtree learns), so read
+them as a guide. Results depend only
 on the observation, the alternatives, the parameters and ``seed``.
 
 >>> import haggis_sim as hs
@@ -43,6 +46,7 @@ from haggis_sim.position import action_from_code
 from . import ismcts
 
 ROLLOUTS = {"random": ismcts.ROLLOUT_RANDOM, "greedy": ismcts.ROLLOUT_GREEDY}
+VALUES = {"game": ismcts.VALUE_GAME, "round": ismcts.VALUE_ROUND}
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,7 @@ class Alternative:
     """The estimated worth of one action for the seat to act."""
 
     action: hs.Action
-    value: float  # mean reward in [0, 1] (squashed round score margin)
+    value: float  # mean reward in [0, 1] (chance of winning the game, or squashed margin)
     stderr: float  # standard error of ``value``
     margin: float  # mean round score margin over the best other seat, in points
     margin_stderr: float
@@ -82,6 +86,7 @@ def analyze(
     samples: int = 200,
     c: float = 0.7,
     rollout: str = "greedy",
+    value: str = "round",
     seed: int = 0,
 ) -> list[Alternative]:
     """Score each alternative of the decision at ``position`` for the seat to act.
@@ -90,7 +95,8 @@ def analyze(
     acting seat's observation of it is used) or that seat's
     :class:`~haggis_sim.Observation`. ``actions`` restricts the alternatives (each must
     be legal); by default every legal action, bets included. Each alternative gets
-    exactly ``samples`` search iterations. Returns one :class:`Alternative` per action,
+    exactly ``samples`` search iterations. ``value`` is the reward, ``"game"`` or
+    ``"round"`` (see the module docstring). Returns one :class:`Alternative` per action,
     in the order given (by default the engine's order of legal actions).
     """
     obs = _observation(position)
@@ -100,6 +106,8 @@ def analyze(
         raise ValueError(f"c must be a finite number >= 0, got {c!r}")
     if rollout not in ROLLOUTS:
         raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+    if value not in VALUES:
+        raise ValueError(f"value must be one of {', '.join(VALUES)}, got {value!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or not -(2**63) <= seed < 2**63:
         raise ValueError(f"seed must be a 64-bit integer, got {seed!r}")
     seat = int(obs[K.S_TO_ACT])
@@ -120,7 +128,7 @@ def analyze(
             raise ValueError("no actions to analyze")
     moves = np.array(codes, dtype=np.int64)
     sums = ismcts.analyze_alternatives(
-        obs, moves, samples, np.int64(seed), float(c), ROLLOUTS[rollout], buf
+        obs, moves, samples, np.int64(seed), float(c), ROLLOUTS[rollout], VALUES[value], buf
     )
     result = []
     for code, (s, s2, m, m2, count) in zip(codes, sums, strict=True):

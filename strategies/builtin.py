@@ -90,8 +90,9 @@ class MctsStrategy(CompiledStrategy):
     name = "mcts"
     description = (
         "Information-set MCTS: a fresh deal of the unseen cards every iteration, UCB with "
-        "availability counts, rollouts to the end of the round; bets from its estimate of "
-        "going out first."
+        "availability counts, rollouts to the end of the round valued by the round's score "
+        "margin (or the chance of winning the game); bets by scoring each bet option under "
+        "the rules in force."
     )
     params = (
         Param(
@@ -105,7 +106,6 @@ class MctsStrategy(CompiledStrategy):
         ),
         Param("c", float, 0.7, "UCB exploration constant", 0.0, 10.0),
         Param("rollout", str, "greedy", "rollout policy", choices=("random", "greedy")),
-        Param("bet", float, 0.6, "estimated chance of going out first to bet 15", 0.0, 1.01),
         Param(
             "ms",
             float,
@@ -114,6 +114,23 @@ class MctsStrategy(CompiledStrategy):
             "a budget makes decisions depend on machine speed, so runs are not reproducible)",
             0.0,
             60_000.0,
+        ),
+        Param(
+            "value",
+            str,
+            "round",
+            "what a rollout is worth: round (the round's score margin, squashed) or game "
+            "(the chance of winning the game from the totals after the round; no better "
+            "head to head over 3,000 games)",
+            choices=("game", "round"),
+        ),
+        Param(
+            "bets",
+            str,
+            "search",
+            "search: score not betting and each bet the rules allow (iters iterations "
+            "shared), declare the best; never: do not bet",
+            choices=("search", "never"),
         ),
     )
     compiled_id = kernels.MCTS_ID

@@ -5,10 +5,15 @@ and the Haggis) afresh, consistent with everything public: hand sizes, the face 
 each player still holds, and every card already played. One tree over the searcher's
 information set is walked with UCB using availability counts (a child's exploration
 term counts the iterations in which its action was legal), grown by one node, and
-finished by a random or greedy rollout to the end of the round. Rewards are the round
-score margin squashed to [0, 1]; each node keeps the reward of the seat that moved into
-it. The move played is the most visited root child. Bets come from the search's
-estimate of going out first.
+finished by a random or greedy rollout to the end of the round. The reward of a rollout
+is, by default (``value=round``), the round score margin squashed to [0, 1]; with
+``value=game`` it is each seat's estimated chance of winning the *game* from the game
+totals after the round (:func:`game_values`). Head to head over 3,000 full games the two
+win equally often (README, *MCTS speed and decision analysis*), so the default stays the
+simpler one. Each node keeps the reward of the seat that moved
+into it. The move played is the most visited root child. A bet is chosen by scoring
+every bet option the rules allow, and not betting, with forced root children
+(:func:`choose_bet`): the rollouts settle the bets under the rules in force.
 
 Nodes live in preallocated arrays indexed by integers; all randomness comes from the
 splitmix64 stream the runner injects, so a decision depends only on the seed.
@@ -16,6 +21,7 @@ splitmix64 stream the runner injects, so a decision depends only on the seed.
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -24,16 +30,34 @@ from numba import objmode
 from haggis_sim import kernel as K
 from haggis_sim.kernel import njit
 
-from .simple_kernels import MCTS_PARAMS, MCTS_ROLLOUTS, greedy_rollout_act
+from .simple_kernels import MCTS_BETS, MCTS_PARAMS, MCTS_ROLLOUTS, MCTS_VALUES, greedy_rollout_act
 
 # parameter slots and rollout choices, by name (one definition: simple_kernels)
 M_ITERS = MCTS_PARAMS.index("iters")
 M_C = MCTS_PARAMS.index("c")
 M_ROLLOUT = MCTS_PARAMS.index("rollout")
-M_BET = MCTS_PARAMS.index("bet")
 M_MS = MCTS_PARAMS.index("ms")
+M_VALUE = MCTS_PARAMS.index("value")
+M_BETS = MCTS_PARAMS.index("bets")
 ROLLOUT_RANDOM = MCTS_ROLLOUTS.index("random")
 ROLLOUT_GREEDY = MCTS_ROLLOUTS.index("greedy")
+VALUE_GAME = MCTS_VALUES.index("game")
+VALUE_ROUND = MCTS_VALUES.index("round")
+BETS_SEARCH = MCTS_BETS.index("search")
+BETS_NEVER = MCTS_BETS.index("never")
+# A root alternative of analyze_alternatives that changes nothing: "do not bet", below which
+# the acting seat's own next decision (its play) is searched.
+KEEP = np.int64(-1)
+
+# The game-value model (game_values): one round moves the score of the round's top scorer
+# by ROUND_TOP points on average, and two seats' totals apart with a standard deviation of
+# ROUND_SPREAD x ROUND_TOP. Measured on 2026-11-26 from 4,000 heuristic self-play games per
+# preset (rounds table: mean of the highest round total; stddev of total_0 - total_1):
+# 2 players, top 39.5-51.9 points, spread 0.87-0.89 x top (mcts vs heuristic: 51.0, 0.93);
+# 3 players, top 54.5-60.6, spread 0.65-0.69 x top. The value depends on them only through
+# a square root, so one pair per player count serves every preset.
+ROUND_TOP = (0.0, 0.0, 45.0, 57.0)  # by player count
+ROUND_SPREAD = (0.0, 0.0, 0.9, 0.67)
 HASH_MUL = -7046029254386353131  # 0x9E3779B97F4A7C15 as a signed int64
 
 
@@ -98,14 +122,73 @@ def expansion_key(m, leading):
 
 
 @njit(cache=True)
-def _rollout_reward(st, rng, buf, policy, rewards, no_params):
-    while st[K.S_PHASE] != K.PH_ROUND_OVER:
-        if policy == ROLLOUT_GREEDY:
-            a = greedy_rollout_act(st, no_params, rng, buf)
-        else:
-            k = K.legal_actions(st, buf, False)
-            a = buf[K.below(rng, k)]
-        K.apply_action(st, a)
+def _phi(x):
+    """The standard normal distribution function."""
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+@njit(cache=True)
+def game_values(st, out):
+    """Each seat's estimated chance of winning the game, from the totals after this round.
+
+    ``st`` is a finished round of a whole game. If the game ends with this round (the
+    target reached, or the last of a fixed number of rounds) the unique leader gets 1;
+    leaders tied on the highest total play on and share 1 equally. Otherwise the rest of
+    the game is a random walk: each remaining round moves two seats' totals apart with
+    standard deviation ``sigma = ROUND_SPREAD x ROUND_TOP``, and about
+    ``R = (target - highest total) / ROUND_TOP`` rounds remain (at least 1; with a
+    fixed number of rounds, exactly the rounds left). Seat s beats seat o with chance
+    ``Phi((T_s - T_o) / (sigma sqrt(R)))``; with 3 players the product over both
+    opponents, normalised over the seats to sum to 1. Close to the end a lead is worth
+    almost a win and a deficit needs a big round; early on the value is close to the
+    squashed round margin.
+    """
+    n = st[K.S_NP]
+    tot = np.zeros(3, dtype=np.float64)
+    hi = -1e18
+    for s in range(n):
+        tot[s] = st[K.S_SCORE + s] + st[K.S_SC_TOTAL + s]
+        hi = max(hi, tot[s])
+    end_value = st[K.R_BASE + K.R_END_VALUE]
+    top = ROUND_TOP[n]
+    if st[K.R_BASE + K.R_GAME_END] == K.GE_ROUNDS:
+        rounds_left = end_value - (st[K.S_ROUND_NO] + 1)
+        over = rounds_left <= 0
+    else:
+        rounds_left = (end_value - hi) / top
+        over = hi >= end_value
+    if over:
+        n_hi = 0
+        for s in range(n):
+            if tot[s] == hi:
+                n_hi += 1
+        for s in range(n):
+            out[s] = 1.0 / n_hi if tot[s] == hi else 0.0
+        return
+    scale = ROUND_SPREAD[n] * top * np.sqrt(max(1.0, rounds_left))
+    total = 0.0
+    for s in range(n):
+        p = 1.0
+        for o in range(n):
+            if o != s:
+                p *= _phi((tot[s] - tot[o]) / scale)
+        out[s] = p
+        total += p
+    for s in range(n):
+        out[s] /= total
+
+
+@njit(cache=True)
+def round_values(st, value, out):
+    """Each seat's reward in [0, 1] for the finished round ``st``.
+
+    ``value`` is VALUE_GAME (:func:`game_values`; a round that is not part of a game,
+    such as a lone ``hs.Round``, falls back to the round margin) or VALUE_ROUND: the
+    seat's round score margin over the best other seat, ``0.5 + 0.5 tanh(margin / 60)``.
+    """
+    if value == VALUE_GAME and st[K.S_GAME] == 1:
+        game_values(st, out)
+        return
     n = st[K.S_NP]
     for s in range(n):
         best_other = -1_000_000
@@ -113,7 +196,19 @@ def _rollout_reward(st, rng, buf, policy, rewards, no_params):
             if o != s:
                 best_other = max(best_other, st[K.S_SC_TOTAL + o])
         margin = st[K.S_SC_TOTAL + s] - best_other
-        rewards[s] = 0.5 + 0.5 * np.tanh(margin / 60.0)
+        out[s] = 0.5 + 0.5 * np.tanh(margin / 60.0)
+
+
+@njit(cache=True)
+def _rollout_reward(st, rng, buf, policy, value, rewards, no_params):
+    while st[K.S_PHASE] != K.PH_ROUND_OVER:
+        if policy == ROLLOUT_GREEDY:
+            a = greedy_rollout_act(st, no_params, rng, buf)
+        else:
+            k = K.legal_actions(st, buf, False)
+            a = buf[K.below(rng, k)]
+        K.apply_action(st, a)
+    round_values(st, value, rewards)
 
 
 @njit(cache=True)
@@ -169,7 +264,8 @@ def _ucb_pick(node, first_child, sibling, visits, reward, avail, c):
 @njit(cache=True)
 def _descend(
     st, depth, expanded, path, action, first_child, sibling, mover, visits, reward, avail,
-    n_children, ctr, tkeys, tvals, tstamp, tried, rng, buf, c, policy, rewards, no_params, cap,
+    n_children, ctr, tkeys, tvals, tstamp, tried, rng, buf, c, policy, value, rewards, no_params,
+    cap,
 ):  # fmt: skip
     """One iteration below the root's chosen child ``path[depth]``: select (UCB with
     availability), expand one node where progressive widening allows, roll out, back up.
@@ -258,7 +354,7 @@ def _descend(
         node = best
         depth += 1
         path[depth] = node
-    _rollout_reward(st, rng, buf, policy, rewards, no_params)
+    _rollout_reward(st, rng, buf, policy, value, rewards, no_params)
     for d in range(depth, 0, -1):
         nd = path[d]
         visits[nd] += 1.0
@@ -285,12 +381,11 @@ def _decided(first_child, sibling, visits, remaining):
 
 @njit(cache=True)
 def search(obs, params, rng, buf, stop_early=False):
-    """Run the search from ``obs``; return (best root action, P(searcher goes out first)).
+    """Run the search from ``obs``; return the most visited root action.
 
     With ``stop_early`` the search ends as soon as the most visited root child leads the
     runner-up by more visits than iterations remain: it can no longer be overtaken, so
-    the action is the one the full budget would choose (the estimate of going out first
-    rests on fewer iterations; mcts_act does not stop early when it may bet).
+    the action is the one the full budget would choose.
 
     The root's legal actions and their expansion keys depend only on what the searcher
     sees (its own hand, the trick, the phase), so they are computed once per decision;
@@ -300,6 +395,7 @@ def search(obs, params, rng, buf, stop_early=False):
     iters = max(1, np.int64(params[M_ITERS]))
     c = params[M_C]
     policy = np.int64(params[M_ROLLOUT])
+    value = np.int64(params[M_VALUE])
     cap = iters + 2
     action = np.zeros(cap, dtype=np.int64)
     first_child = np.full(cap, -1, dtype=np.int64)
@@ -330,7 +426,6 @@ def search(obs, params, rng, buf, stop_early=False):
     no_params = np.zeros(8, dtype=np.float64)
     st = np.empty_like(obs)
     unseen = np.empty(45, dtype=np.int64)
-    first_out = 0
     budget = params[M_MS] / 1000.0
     t0 = _now() if budget > 0 else 0.0
     done = 0
@@ -375,11 +470,9 @@ def search(obs, params, rng, buf, stop_early=False):
             path[1] = best
         tkeys, tvals, tstamp, tried = _descend(
             st, depth, expanded, path, action, first_child, sibling, mover, visits, reward,
-            avail, n_children, ctr, tkeys, tvals, tstamp, tried, rng, buf, c, policy, rewards,
-            no_params, cap,
+            avail, n_children, ctr, tkeys, tvals, tstamp, tried, rng, buf, c, policy, value,
+            rewards, no_params, cap,
         )  # fmt: skip
-        if st[K.S_OUT] == seat:
-            first_out += 1
         visits[0] += 1.0
         if stop_early and _decided(first_child, sibling, visits, iters - done):
             break
@@ -389,19 +482,21 @@ def search(obs, params, rng, buf, stop_early=False):
         if best < 0 or visits[child] > visits[best]:
             best = child
         child = sibling[child]
-    return action[best], first_out / done
+    return action[best]
 
 
 @njit(cache=True)
-def analyze_alternatives(obs, moves, groups, seed, c, policy, buf):
+def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf):
     """Score each of ``moves`` (legal at ``obs``) by ISMCTS with forced root children.
 
     ``groups`` times: deal the hidden cards once (stream ``derive(seed, 2g)``), then for
     every move apply it to a copy of that deal and run one iteration of the search below
     that move's own root child, every move with the same stream ``derive(seed, 2g + 1)``
-    (common random numbers). Returns one row per move: sum and sum of squares of the
-    acting seat's reward, then of its round score margin over the best other seat, then
-    the number of samples.
+    (common random numbers). A move ``KEEP`` (-1) applies nothing: below it the acting
+    seat's own decision is searched, which scores "do not bet" against the bets.
+    ``value`` is the reward (:func:`round_values`). Returns one row per move: sum and sum
+    of squares of the acting seat's reward, then of its round score margin over the best
+    other seat, then the number of samples.
     """
     seat = obs[K.S_TO_ACT]
     m = moves.shape[0]
@@ -437,14 +532,15 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, buf):
         determinize_into(obs, seat, K.new_stream(K.derive(seed, 2 * g)), deal, unseen)
         for j in range(m):
             st[:] = deal
-            K.apply_action(st, moves[j])
+            if moves[j] != KEEP:
+                K.apply_action(st, moves[j])
             path[0] = 0
             path[1] = j + 1
             rng = K.new_stream(K.derive(seed, 2 * g + 1))
             tkeys, tvals, tstamp, tried = _descend(
                 st, 1, False, path, action, first_child, sibling, mover, visits, reward,
                 avail, n_children, ctr, tkeys, tvals, tstamp, tried, rng, buf, c, policy,
-                rewards, no_params, cap,
+                value, rewards, no_params, cap,
             )  # fmt: skip
             best_other = -1_000_000
             for o in range(n):
@@ -460,20 +556,44 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, buf):
 
 
 @njit(cache=True)
+def choose_bet(obs, params, rng, buf):
+    """The bet to declare now (0: none), by the value of each option under the rules.
+
+    Not betting and every bet value the rules allow are scored as forced root children
+    of one search (:func:`analyze_alternatives`, ``iters`` iterations shared among the
+    options, the same deals and streams for each); the rollouts settle bets by the rules
+    in force (``bet_settlement``), so the threshold rule is weighed as it scores. A bet is
+    declared only when its mean reward is higher than not betting's.
+    """
+    mask = obs[K.R_BASE + K.R_BET_MASK]
+    opts = np.empty(4, dtype=np.int64)
+    opts[0] = KEEP
+    n = 1
+    for i in range(3):
+        if (mask >> i) & 1:
+            opts[n] = (np.int64(K.T_BET) << K.TYPE_SHIFT) | K.BET_VALUES[i]
+            n += 1
+    groups = max(1, np.int64(params[M_ITERS]) // n)
+    seed = np.int64(K.next_u64(rng) >> np.uint64(1))
+    sums = analyze_alternatives(
+        obs, opts[:n], groups, seed, params[M_C], np.int64(params[M_ROLLOUT]),
+        np.int64(params[M_VALUE]), buf,
+    )  # fmt: skip
+    best = 0
+    for j in range(1, n):
+        if sums[j, 0] > sums[best, 0]:
+            best = j
+    return 0 if best == 0 else opts[best]
+
+
+@njit(cache=True)
 def mcts_act(obs, params, rng, buf):
     """The search's action; no search when only one action is legal and no bet is open."""
     seat = obs[K.S_TO_ACT]
-    may_bet = K.can_bet(obs, seat)
-    if not may_bet and K.legal_actions(obs, buf, False) == 1:
+    if K.can_bet(obs, seat) and params[M_BETS] == BETS_SEARCH:
+        bet = choose_bet(obs, params, rng, buf)
+        if bet != 0:
+            return bet
+    if K.legal_actions(obs, buf, False) == 1:
         return buf[0]  # forced: a lone pass, play or give
-    a, p_first = search(obs, params, rng, buf, not may_bet)
-    if may_bet:
-        mask = obs[K.R_BASE + K.R_BET_MASK]
-        threshold = params[M_BET]
-        if mask & 4 and p_first >= threshold + 0.15:
-            return (np.int64(K.T_BET) << K.TYPE_SHIFT) | 30
-        if mask & 2 and p_first >= threshold:
-            return (np.int64(K.T_BET) << K.TYPE_SHIFT) | 15
-        if mask & 1 and p_first >= threshold - 0.1:
-            return (np.int64(K.T_BET) << K.TYPE_SHIFT) | 5
-    return a
+    return search(obs, params, rng, buf, True)

@@ -14,8 +14,10 @@ from .ismcts import mcts_act
 from .simple_kernels import (
     BOMB_MODES,
     HEURISTIC_PARAMS,
+    MCTS_BETS,
     MCTS_PARAMS,
     MCTS_ROLLOUTS,
+    MCTS_VALUES,
     RANDOM_PARAMS,
     greedy_act,
     heuristic_act,
@@ -38,6 +40,8 @@ PARAM_SLOTS: dict[int, tuple[str, ...]] = {
 PARAM_CHOICES: dict[tuple[int, str], tuple[str, ...]] = {
     (HEURISTIC_ID, "bomb"): BOMB_MODES,
     (MCTS_ID, "rollout"): MCTS_ROLLOUTS,
+    (MCTS_ID, "value"): MCTS_VALUES,
+    (MCTS_ID, "bets"): MCTS_BETS,
 }
 # Width of every compiled strategy's parameter array: the runner stacks the arrays of all
 # strategies of a run into one matrix, so they share a width, the largest kernel's slot

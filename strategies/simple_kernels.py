@@ -36,8 +36,10 @@ BOMB_NEVER = BOMB_MODES.index("never")
 # The MCTS kernel's slots and rollout choices (``strategies.ismcts`` derives its M_* and
 # ROLLOUT_* constants from these). They live here, not in ``kernels``, because ismcts
 # imports this module and ``kernels`` imports ismcts; ``kernels`` re-exports them.
-MCTS_PARAMS = ("iters", "c", "rollout", "bet", "ms")
+MCTS_PARAMS = ("iters", "c", "rollout", "ms", "value", "bets")
 MCTS_ROLLOUTS = ("random", "greedy")  # values of ``rollout`` (its slot holds the index)
+MCTS_VALUES = ("game", "round")  # values of ``value``
+MCTS_BETS = ("search", "never")  # values of ``bets``
 
 
 @njit(cache=True)

@@ -9,8 +9,10 @@ How the digests were produced: this test's ``_digests`` run on the code of commi
 d124337 (before any MCTS speed change), printed with ``python tests/test_mcts_speed.py``
 and pasted as DIGESTS_D124337; the pure speed commits passed this test against them,
 row hash for row hash. Forced decisions and early stopping then changed how many random
-numbers a decision draws (not the decision itself: see POSITION_DIGESTS), so DIGESTS now
-holds the games of that code; a deliberate change must update them with this comment.
+numbers a decision draws (not the decision itself), so DIGESTS held the games of that
+code. Bets chosen by search (and the optional game value) then changed the bet decisions
+only: NO_BET_DIGESTS_687AA58 pins every other decision to the code before them. A
+deliberate change must update DIGESTS and POSITION_DIGESTS with this comment.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ CASES: dict[str, tuple[str, int, tuple[str, ...], int, int]] = {
     "mcts-random-rollout-aid-2p": (
         "aid",
         2,
-        ("mcts:iters=40,rollout=random,bet=0.3", "random:bet=0.3"),
+        ("mcts:iters=40,rollout=random", "random:bet=0.3"),
         6,
         13,
     ),
@@ -75,25 +77,26 @@ DIGESTS_D124337: dict[str, dict[str, str]] = {
     },
 }
 
-#: The current games. Forced decisions without a search and early stopping keep every
-#: single decision (POSITION_DIGESTS, still d124337's) but consume fewer random numbers,
-#: so later decisions in a game see other streams: these were regenerated with
-#: ``python tests/test_mcts_speed.py`` at that commit. A pure refactor must keep them.
+#: The current games, regenerated with ``python tests/test_mcts_speed.py``. Forced
+#: decisions without a search and early stopping kept every single decision but consumed
+#: fewer random numbers (later decisions see other streams); bets chosen by search then
+#: changed the bet decisions (NO_BET_DIGESTS_687AA58 shows nothing else changed). A pure
+#: refactor must keep these.
 DIGESTS: dict[str, dict[str, str]] = {
     "greedy-mcts-2p": {
-        "games": "e08d240338f08e33615de3fcb0311972cdd4a948bcda702a23e285e86af88e0f",
-        "rounds": "988cd32b6efbcc0c919a7c2818d61e3cb5396a5aaba1a64de2c6636fca7b9da4",
-        "moves": "ac94e86d342122f7e98db66ac07bd3ce2bf753cad799c9ae38f32c0c5e51a40a",
+        "games": "5e9133ae80d73022de8271a465bc25dfbcfd5df85d0f1314df275ada980074d7",
+        "rounds": "3df24629beb2a6fab5d916c7fd4588c11250d00685f7f128636a37dfe8daed69",
+        "moves": "ab179805f5d92fe12a5adc82605ac27ebc1f5dac545da6f59a6f08eadeb6dc9a",
     },
     "mcts-heuristic-3p": {
-        "games": "b1e3808974bd4e921b51b2bd79e50f37197ce32fa2f12e4c57b61abaf53811e8",
-        "rounds": "631281a9fae42a675ab56a0eb75fd56a321af73c49461ff58e53680ecf616b8d",
-        "moves": "762983d2887a6692c061c2b44c4a40158647a4b5e92d52caf4fcfd050d81300c",
+        "games": "8d2b23b2f20b80f6cddc2eb9ebf0388c6390c9971c0148283a52cf29da965f51",
+        "rounds": "b69d526dbd1a3c4850e72b7c16fe450ebe4fd6b6772c2e88b172235f6d9095e2",
+        "moves": "d7812eb7161f79f09315597c6019679d5a88aa757bc2cb07a634e529b1bdbf10",
     },
     "mcts-random-rollout-aid-2p": {
-        "games": "fcf591a94cf92a0dc61d70bbea88110888e240524503cc52927de7caaa365668",
-        "rounds": "9d10417e88c300ce2c835bfe0c2b286a15cabae45fb99a1f7cbafa1e72762861",
-        "moves": "814dd7065f0c686bfd3762797a63da9412393a43c4fcb3f06a967476e2b6b614",
+        "games": "1289e77795b8e438b01476a3d1b53d2af1cb91219c1b88cd606fbc4ed904b829",
+        "rounds": "b144bea6aad47769106a564623d513ec852250ea937541566af3ad65e013f463",
+        "moves": "6034f2441f031c94cabac47f52182673bb6f156c688c0461041910b516ff2a6c",
     },
 }
 
@@ -119,20 +122,40 @@ def _digests(name: str, work: Path) -> dict[str, str]:
 
 #: (preset, players, spec) -> SHA-256 prefix of the actions at fixed positions, produced
 #: by running :func:`_position_actions_digest` on d124337 (this file copied into that
-#: checkout's tests/ and run there with ``python tests/test_mcts_speed.py --positions``)
-POSITION_DIGESTS = {
+#: checkout's tests/ and run there with ``python tests/test_mcts_speed.py --positions``).
+#: The specs are d124337's; its mcts valued rollouts by the round margin and bet by a
+#: threshold. Kept for the record: the game value and bets by search changed those.
+POSITION_DIGESTS_D124337 = {
     ("revised", 2, "mcts"): "119:92dfff546a17a41f",
     ("revised", 3, "mcts"): "94:abb5ce44622b752f",
     ("aid", 2, "mcts:iters=60,rollout=random,bet=0.3"): "122:9a5c3f4c04f3855e",
 }
 
+#: The same positions less those where seat 0 may bet, produced on 687aa58 (whose
+#: decisions equal d124337's, above) with the specs of POSITION_DIGESTS_D124337.
+#: Today's mcts with ``value=round,bets=never`` must reproduce them: the game value and the
+#: bet search were added without changing any other decision.
+NO_BET_DIGESTS_687AA58 = {
+    ("revised", 2, "mcts:value=round,bets=never"): "109:c1e50e73238d638b",
+    ("revised", 3, "mcts:value=round,bets=never"): "88:c1fee34f8c5936dd",
+    ("aid", 2, "mcts:iters=60,rollout=random,value=round,bets=never"): "112:068cf0184bfd95f3",
+}
 
-def _position_actions_digest(preset: str, players: int, spec: str) -> str:
+#: Today's decisions at every position (``python tests/test_mcts_speed.py --positions``).
+POSITION_DIGESTS = {
+    ("revised", 2, "mcts"): "119:8be2d433b67c240f",
+    ("revised", 3, "mcts"): "94:de114b264e8d4273",
+    ("aid", 2, "mcts:iters=60,rollout=random"): "122:0573a4ae20659d46",
+}
+
+
+def _position_actions_digest(preset: str, players: int, spec: str, skip_bets: bool = False) -> str:
     """Digest of ``spec``'s actions at every position of seat 0 in one heuristic game.
 
     Each decision gets a fresh stream seeded by its index, so unlike whole games (where a
     decision that consumes fewer random numbers shifts every later one) this pins each
     single decision: a speed change that keeps the chosen action keeps this digest.
+    With ``skip_bets`` only positions where seat 0 may not bet count.
     """
     import hashlib
 
@@ -158,23 +181,24 @@ def _position_actions_digest(preset: str, players: int, spec: str) -> str:
             continue
         seat = int(st[L.S_TO_ACT])
         obs = S.observe(st, seat)
-        if seat == 0:
+        if seat == 0 and not (skip_bets and S.can_bet(obs, 0)):
             actions.append(strat.act_array(obs, new_stream(np.int64(len(actions)))))
         S.apply_action(st, np.int64(player.act_array(obs, streams[seat])))
     return f"{len(actions)}:" + hashlib.sha256(repr(actions).encode()).hexdigest()[:16]
 
 
-POSITION_CASES = [
-    ("revised", 2, "mcts"),
-    ("revised", 3, "mcts"),
-    ("aid", 2, "mcts:iters=60,rollout=random,bet=0.3"),
-]
-
-
-@pytest.mark.parametrize(("preset", "players", "spec"), POSITION_CASES)
+@pytest.mark.parametrize(("preset", "players", "spec"), list(POSITION_DIGESTS))
 def test_mcts_decisions_at_fixed_positions_unchanged(preset: str, players: int, spec: str) -> None:
     got = _position_actions_digest(preset, players, spec)
     assert got == POSITION_DIGESTS[(preset, players, spec)]
+
+
+@pytest.mark.parametrize(("preset", "players", "spec"), list(NO_BET_DIGESTS_687AA58))
+def test_round_valued_mcts_without_bets_decides_as_before(
+    preset: str, players: int, spec: str
+) -> None:
+    got = _position_actions_digest(preset, players, spec, skip_bets=True)
+    assert got == NO_BET_DIGESTS_687AA58[(preset, players, spec)]
 
 
 def test_greedy_rollout_generator_makes_greedys_choice() -> None:
@@ -226,7 +250,7 @@ if __name__ == "__main__":
     import tempfile
 
     if "--positions" in sys.argv:
-        for case in POSITION_CASES:
+        for case in POSITION_DIGESTS:
             print(f"    {case!r}: {_position_actions_digest(*case)!r},")
         raise SystemExit(0)
     with tempfile.TemporaryDirectory() as tmp:

@@ -392,9 +392,11 @@ def test_param_array_places_values_by_name() -> None:
     assert arr[SK.H_BET] == 0.11 and arr[SK.H_BIG] == 0.22 and arr[SK.H_BABY] == 0.33
     assert arr[SK.H_BOMB] == SK.BOMB_NEVER and arr[SK.H_WILD] == 0.77
     assert arr[SK.H_BOMB_CARDS] == 4 and arr[SK.H_BOMB_POINTS] == 6
-    mcts = MctsStrategy(iters=33, c=0.4, rollout="random", bet=0.9, ms=0.0).param_array()
-    assert mcts[ismcts.M_ITERS] == 33 and mcts[ismcts.M_ROLLOUT] == ismcts.ROLLOUT_RANDOM
-    assert mcts[ismcts.M_BET] == 0.9 and mcts[ismcts.M_C] == 0.4
+    mcts = MctsStrategy(iters=33, c=0.4, rollout="random", value="game", bets="never", ms=1.5)
+    arr_m = mcts.param_array()
+    assert arr_m[ismcts.M_ITERS] == 33 and arr_m[ismcts.M_ROLLOUT] == ismcts.ROLLOUT_RANDOM
+    assert arr_m[ismcts.M_C] == 0.4 and arr_m[ismcts.M_MS] == 1.5
+    assert arr_m[ismcts.M_VALUE] == ismcts.VALUE_GAME and arr_m[ismcts.M_BETS] == ismcts.BETS_NEVER
 
     # declaring the parameters, or a choice's values, in another order changes nothing
     def flipped(p: Param) -> Param:

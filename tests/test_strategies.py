@@ -151,7 +151,7 @@ LEGALITY_SPECS = [
     "heuristic:bet=0,big=0,baby=0",
     "mcts:iters=20,rollout=random",
     "mcts:iters=20,rollout=greedy",
-    "mcts:iters=1,c=0,bet=0",
+    "mcts:iters=1,c=0,bets=never",
 ]
 
 
@@ -572,7 +572,7 @@ def test_nan_parameter_is_out_of_range(spec: str) -> None:
         " heuristic : bomb = never , wild = 1 ",
         "heuristic:bet=0.4,big=1.01,baby=0,bomb=early,bomb_cards=17,bomb_points=200,wild=0",
         "mcts",
-        "mcts:iters=1,c=0,rollout=random,bet=1.01",
+        "mcts:iters=1,c=0,rollout=random,value=game,bets=never",
     ],
 )
 def test_valid_spec_round_trips(spec: str) -> None:
@@ -826,15 +826,15 @@ def test_mcts_parameter_changes_decisions(
     assert differ >= 0.05 * len(states), f"{a} vs {b}: {differ} of {len(states)} differ"
 
 
-def test_mcts_bet_threshold_changes_betting(positions: dict[tuple[str, int], np.ndarray]) -> None:
+def test_mcts_bets_setting_switches_betting(positions: dict[tuple[str, int], np.ndarray]) -> None:
     keys = [("revised", 3), ("revised", 2), ("classic", 3), ("classic", 2)]
     pool = np.concatenate([positions[k] for k in keys])
     states = [st for st in pool if S.can_bet(st, st[L.S_TO_ACT])][:40]
     assert len(states) >= 30
-    eager, never = compiled("mcts:iters=20,bet=0"), compiled("mcts:iters=20,bet=1.01")
-    n_eager = sum(act(eager, st, i) >> L.TYPE_SHIFT == L.T_BET for i, st in enumerate(states))
+    search, never = compiled("mcts:iters=20"), compiled("mcts:iters=20,bets=never")
+    n_search = sum(act(search, st, i) >> L.TYPE_SHIFT == L.T_BET for i, st in enumerate(states))
     n_never = sum(act(never, st, i) >> L.TYPE_SHIFT == L.T_BET for i, st in enumerate(states))
-    assert n_never == 0 and n_eager >= len(states) // 2
+    assert n_never == 0 and n_search >= 3
 
 
 # --- 8. the strategies command ----------------------------------------------------------------
@@ -854,7 +854,7 @@ def test_cli_lists_builtin_strategies_and_their_parameters() -> None:
         "random": ["bet"],
         "greedy": [],
         "heuristic": ["bet", "big", "baby", "bomb", "bomb_cards", "bomb_points", "wild"],
-        "mcts": ["iters", "c", "rollout", "bet"],
+        "mcts": ["iters", "c", "rollout", "ms", "value", "bets"],
     }
     for name, params in expected.items():
         assert name in blocks, f"{name} not listed:\n{out}"
