@@ -245,12 +245,31 @@ def test_mcts_slot_tuples_have_one_definition() -> None:
     from strategies import ismcts
 
     assert kernels.MCTS_PARAMS is SK.MCTS_PARAMS and kernels.MCTS_ROLLOUTS is SK.MCTS_ROLLOUTS
-    by_name = [SK.MCTS_PARAMS.index(p) for p in ("iters", "c", "rollout", "bet", "ms")]
-    assert by_name == [ismcts.M_ITERS, ismcts.M_C, ismcts.M_ROLLOUT, ismcts.M_BET, ismcts.M_MS]
+    names = ("iters", "c", "rollout", "ms", "value", "bets")
+    by_name = [SK.MCTS_PARAMS.index(p) for p in names]
+    slots = [
+        ismcts.M_ITERS,
+        ismcts.M_C,
+        ismcts.M_ROLLOUT,
+        ismcts.M_MS,
+        ismcts.M_VALUE,
+        ismcts.M_BETS,
+    ]
+    assert by_name == slots
     assert [SK.MCTS_ROLLOUTS.index(r) for r in ("random", "greedy")] == [
         ismcts.ROLLOUT_RANDOM,
         ismcts.ROLLOUT_GREEDY,
     ]
+    assert [SK.MCTS_VALUES.index(v) for v in ("game", "round")] == [
+        ismcts.VALUE_GAME,
+        ismcts.VALUE_ROUND,
+    ]
+    assert [SK.MCTS_BETS.index(b) for b in ("search", "never")] == [
+        ismcts.BETS_SEARCH,
+        ismcts.BETS_NEVER,
+    ]
+    assert kernels.PARAM_CHOICES[kernels.MCTS_ID, "value"] is SK.MCTS_VALUES
+    assert kernels.PARAM_CHOICES[kernels.MCTS_ID, "bets"] is SK.MCTS_BETS
 
 
 # --- 6. the move generator's face-card bound ----------------------------------------------------
