@@ -59,6 +59,9 @@ KEEP = np.int64(-1)
 ROUND_TOP = (0.0, 0.0, 45.0, 57.0)  # by player count
 ROUND_SPREAD = (0.0, 0.0, 0.9, 0.67)
 HASH_MUL = -7046029254386353131  # 0x9E3779B97F4A7C15 as a signed int64
+# Entries of the per-search pool caching the searcher's legal actions at its tree nodes
+# (a full hand's lead is ~500); when it is full, further nodes list their actions afresh.
+POOL_SIZE = 32_768
 
 
 @njit(cache=True)
@@ -262,16 +265,34 @@ def _ucb_pick(node, first_child, sibling, visits, reward, avail, c):
 
 
 @njit(cache=True)
+def _add_child(st, node, a, ctr, n_children, action, mover, sibling, first_child, avail):
+    """Make ``a`` a new child of ``node`` (the tree's next free slot) and play it in ``st``."""
+    new = ctr[0]
+    ctr[0] += 1
+    n_children[node] += 1
+    action[new] = a
+    mover[new] = st[K.S_TO_ACT]
+    sibling[new] = first_child[node]
+    first_child[node] = new
+    avail[new] = 1.0
+    K.apply_action(st, a)
+
+
+@njit(cache=True)
 def _descend(
     st, depth, expanded, path, action, first_child, sibling, mover, visits, reward, avail,
     n_children, ctr, tkeys, tvals, tstamp, tried, rng, buf, c, policy, value, rewards, no_params,
-    cap,
+    cap, seat, lstart, pool, ptried,
 ):  # fmt: skip
     """One iteration below the root's chosen child ``path[depth]``: select (UCB with
     availability), expand one node where progressive widening allows, roll out, back up.
 
-    ``ctr`` holds [nodes in use, hash-table stamp]; the hash table (``tkeys``, ``tvals``,
-    ``tstamp``, ``tried``) is returned, grown if a node had more legal actions than fit.
+    ``ctr`` holds [nodes in use, hash-table stamp, pool entries in use]; the hash table
+    (``tkeys``, ``tvals``, ``tstamp``, ``tried``) is returned, grown if a node had more
+    legal actions than fit. A node where the searcher ``seat`` is to act has the same legal
+    actions in every determinization (its own hand and the public path decide them), so
+    they are listed once into ``pool`` (from ``lstart[node]``, with a tried flag each in
+    ``ptried``) while the pool has room; other nodes list them afresh each time.
     """
     tsize = tkeys.shape[0]
     node = path[depth]
@@ -296,58 +317,91 @@ def _descend(
         # are the legal actions listed, to find the untried ones
         room = n_children[node] < 1 + np.sqrt(visits[node]) or best < 0
         if room and ctr[0] < cap:
-            k = K.legal_actions(st, buf, False)
-            if k > n_legal:
-                if 2 * k > tsize:
-                    while 2 * k > tsize:
-                        tsize *= 2
-                    tkeys = np.zeros(tsize, dtype=np.int64)
-                    tvals = np.zeros(tsize, dtype=np.int64)
-                    tstamp = np.zeros(tsize, dtype=np.int64)
-                    tried = np.zeros(tsize // 2, dtype=np.int64)
-                ctr[1] += 1
-                stamp = ctr[1]
-                for i in range(k):
-                    h = (buf[i] * HASH_MUL) >> 40
-                    slot = h & (tsize - 1)
-                    while tstamp[slot] == stamp:
-                        slot = (slot + 1) & (tsize - 1)
-                    tstamp[slot] = stamp
-                    tkeys[slot] = buf[i]
-                    tvals[slot] = i
-                    tried[i] = 0
-                child = first_child[node]
-                while child >= 0:
-                    a = action[child]
-                    h = (a * HASH_MUL) >> 40
-                    slot = h & (tsize - 1)
-                    while tstamp[slot] == stamp:
-                        if tkeys[slot] == a:
-                            tried[tvals[slot]] = 1
-                            break
-                        slot = (slot + 1) & (tsize - 1)
-                    child = sibling[child]
-                leading = st[K.S_TOP] == 0
-                a = np.int64(0)
-                a_key = 1e18
-                for i in range(k):
-                    if tried[i] == 0:
-                        key = expansion_key(buf[i], leading) + K.uniform(rng)
-                        if key < a_key:
-                            a_key = key
-                            a = buf[i]
-                new = ctr[0]
-                ctr[0] += 1
-                n_children[node] += 1
-                action[new] = a
-                mover[new] = st[K.S_TO_ACT]
-                sibling[new] = first_child[node]
-                first_child[node] = new
-                avail[new] = 1.0
-                K.apply_action(st, a)
-                depth += 1
-                path[depth] = new
-                break
+            base = -1
+            if st[K.S_TO_ACT] == seat:
+                base = lstart[node]
+                if base < 0:
+                    k = K.legal_actions(st, buf, False)
+                    if ctr[2] + k + 1 <= pool.shape[0]:
+                        base = ctr[2]
+                        ctr[2] += k + 1
+                        lstart[node] = base
+                        for i in range(k):
+                            pool[base + i] = buf[i]
+                            ptried[base + i] = 0
+                        child = first_child[node]
+                        while child >= 0:
+                            for i in range(k):
+                                if pool[base + i] == action[child]:
+                                    ptried[base + i] = 1
+                            child = sibling[child]
+                        ptried[base + k] = -1  # end of this node's list
+            if base >= 0:
+                k = 0
+                while ptried[base + k] >= 0:
+                    k += 1
+                if k > n_legal:
+                    leading = st[K.S_TOP] == 0
+                    a_i = -1
+                    a_key = 1e18
+                    for i in range(k):
+                        if ptried[base + i] == 0:
+                            key = expansion_key(pool[base + i], leading) + K.uniform(rng)
+                            if key < a_key:
+                                a_key = key
+                                a_i = i
+                    ptried[base + a_i] = 1
+                    _add_child(st, node, pool[base + a_i], ctr, n_children, action, mover,
+                               sibling, first_child, avail)  # fmt: skip
+                    depth += 1
+                    path[depth] = ctr[0] - 1
+                    break
+            else:
+                k = K.legal_actions(st, buf, False)
+                if k > n_legal:
+                    if 2 * k > tsize:
+                        while 2 * k > tsize:
+                            tsize *= 2
+                        tkeys = np.zeros(tsize, dtype=np.int64)
+                        tvals = np.zeros(tsize, dtype=np.int64)
+                        tstamp = np.zeros(tsize, dtype=np.int64)
+                        tried = np.zeros(tsize // 2, dtype=np.int64)
+                    ctr[1] += 1
+                    stamp = ctr[1]
+                    for i in range(k):
+                        h = (buf[i] * HASH_MUL) >> 40
+                        slot = h & (tsize - 1)
+                        while tstamp[slot] == stamp:
+                            slot = (slot + 1) & (tsize - 1)
+                        tstamp[slot] = stamp
+                        tkeys[slot] = buf[i]
+                        tvals[slot] = i
+                        tried[i] = 0
+                    child = first_child[node]
+                    while child >= 0:
+                        a = action[child]
+                        h = (a * HASH_MUL) >> 40
+                        slot = h & (tsize - 1)
+                        while tstamp[slot] == stamp:
+                            if tkeys[slot] == a:
+                                tried[tvals[slot]] = 1
+                                break
+                            slot = (slot + 1) & (tsize - 1)
+                        child = sibling[child]
+                    leading = st[K.S_TOP] == 0
+                    a = np.int64(0)
+                    a_key = 1e18
+                    for i in range(k):
+                        if tried[i] == 0:
+                            key = expansion_key(buf[i], leading) + K.uniform(rng)
+                            if key < a_key:
+                                a_key = key
+                                a = buf[i]
+                    _add_child(st, node, a, ctr, n_children, action, mover, sibling,
+                               first_child, avail)  # fmt: skip
+                    depth += 1
+                    path[depth] = ctr[0] - 1
+                    break
         if best < 0:
             break
         K.apply_action(st, action[best])
@@ -405,7 +459,10 @@ def search(obs, params, rng, buf, stop_early=False):
     reward = np.zeros(cap, dtype=np.float64)
     avail = np.zeros(cap, dtype=np.float64)
     n_children = np.zeros(cap, dtype=np.int64)
-    ctr = np.zeros(2, dtype=np.int64)  # [nodes in use, hash-table stamp]
+    ctr = np.zeros(3, dtype=np.int64)  # [nodes in use, hash-table stamp, pool in use]
+    lstart = np.full(cap, -1, dtype=np.int64)
+    pool = np.empty(POOL_SIZE, dtype=np.int64)
+    ptried = np.empty(POOL_SIZE, dtype=np.int64)
     ctr[0] = 1
     # the root, constant within the decision
     k0 = K.legal_actions(obs, buf, False)
@@ -471,7 +528,7 @@ def search(obs, params, rng, buf, stop_early=False):
         tkeys, tvals, tstamp, tried = _descend(
             st, depth, expanded, path, action, first_child, sibling, mover, visits, reward,
             avail, n_children, ctr, tkeys, tvals, tstamp, tried, rng, buf, c, policy, value,
-            rewards, no_params, cap,
+            rewards, no_params, cap, seat, lstart, pool, ptried,
         )  # fmt: skip
         visits[0] += 1.0
         if stop_early and _decided(first_child, sibling, visits, iters - done):
@@ -514,7 +571,10 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf):
         mover[j + 1] = seat
         avail[j + 1] = 1.0
     n_children[0] = m
-    ctr = np.zeros(2, dtype=np.int64)
+    ctr = np.zeros(3, dtype=np.int64)
+    lstart = np.full(cap, -1, dtype=np.int64)
+    pool = np.empty(POOL_SIZE, dtype=np.int64)
+    ptried = np.empty(POOL_SIZE, dtype=np.int64)
     ctr[0] = m + 1
     tkeys = np.zeros(1024, dtype=np.int64)
     tvals = np.zeros(1024, dtype=np.int64)
@@ -540,7 +600,7 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf):
             tkeys, tvals, tstamp, tried = _descend(
                 st, 1, False, path, action, first_child, sibling, mover, visits, reward,
                 avail, n_children, ctr, tkeys, tvals, tstamp, tried, rng, buf, c, policy,
-                value, rewards, no_params, cap,
+                value, rewards, no_params, cap, seat, lstart, pool, ptried,
             )  # fmt: skip
             best_other = -1_000_000
             for o in range(n):
