@@ -124,6 +124,27 @@ def is_interrupt(exc: BaseException) -> bool:
 
 # Okabe & Ito's colour-blind-safe palette (blue, orange, green, vermillion, purple, sky, yellow)
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442"]
+# past seven series the colours repeat, so each further block of seven changes marker and
+# line style too: series i and j always differ in colour, marker or line
+SERIES_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+SERIES_LINES = ("-", "--", ":", "-.")
+
+
+def series_style(i: int) -> dict[str, str]:
+    """Colour, marker and line style of the ``i``-th series of a figure, distinct for
+    the first 7 x 4 series (colour-blind-safe colours first, then marker and line).
+
+    >>> series_style(0) == series_style(7)
+    False
+    """
+    block = i // len(PALETTE)
+    return {
+        "color": PALETTE[i % len(PALETTE)],
+        "marker": SERIES_MARKERS[block % len(SERIES_MARKERS)],
+        "linestyle": SERIES_LINES[block % len(SERIES_LINES)],
+    }
+
+
 ABOVE, BELOW, UNCLEAR, REFERENCE = "#0072B2", "#D55E00", "#777777", "#555555"
 STRENGTH_ORDER = ["<45", "45-49", "50-54", "55-59", "60-64", "65+", "unknown"]
 
@@ -397,8 +418,8 @@ def _figures(tables: dict[str, pl.DataFrame], folder: Path) -> dict[str, str]:
                 ).sort("order")  # fmt: skip
                 off = (vi - (len(values) - 1) / 2) * 0.15
                 r = t["success_rate"].to_list()
-                ax.errorbar([buckets.index(b) + off for b in t["strength"]], r, fmt="o-",
-                            capsize=2, ms=4, lw=0.8, color=PALETTE[vi % len(PALETTE)],
+                ax.errorbar([buckets.index(b) + off for b in t["strength"]], r,
+                            capsize=2, ms=4, lw=0.8, **series_style(vi),
                             label=f"bet {value}",
                             yerr=_errors(r, t["success_low"], t["success_high"]))  # fmt: skip
             ax.set_xticks(range(len(buckets)), buckets, rotation=30, fontsize=8)
@@ -435,8 +456,8 @@ def _figures(tables: dict[str, pl.DataFrame], folder: Path) -> dict[str, str]:
                 ax.plot(
                     s["value"].to_list(),
                     [b / total for b in s["bombs"]],
-                    marker=".",
-                    color=PALETTE[i % len(PALETTE)],
+                    ms=4,
+                    **series_style(i),
                     label=short[strat],
                 )
             ax.set_title(f"bombs by {measure}")

@@ -498,3 +498,12 @@ def test_sections_without_data_say_why(tmp_path: Path) -> None:
     assert "bombs are read from the moves log, which this run did not keep" in page
     assert "--no-log-moves" in page
     assert not (out / "fig-bombs.png").exists()
+
+
+def test_series_styles_stay_distinct_past_the_palette() -> None:
+    """More than seven series (e.g. nine bomb policies) must not repeat a style."""
+    from haggis_sim.report import PALETTE, series_style
+
+    styles = [tuple(sorted(series_style(i).items())) for i in range(3 * len(PALETTE))]
+    assert len(set(styles)) == len(styles)
+    assert {series_style(i)["color"] for i in range(len(PALETTE))} == set(PALETTE)
