@@ -173,7 +173,8 @@ def test_population_summary_and_page_lead_with_verdict(
     assert "| vs-random | 4 | greedy → random:bet=0.1 |" in md
     page = (out / "index.html").read_text()
     verdict = page.index("id='verdict'")
-    assert verdict < page.index(html.escape(sentence)) < page.index("Every metric per population")
+    lead = page.index("<b>win_rate (the question)</b> — <span class='cross'")
+    assert verdict < lead < page.index(html.escape(sentence)) < page.index("Every metric per")
     assert "fig-forest-vs-random.png" in page and page.count("population vs-random") >= 3
     assert page.count('<section class="compare">') == 0
     compare = (out / "compare.html").read_text()
@@ -282,3 +283,14 @@ def test_cross_verdict_not_separable_is_never_holds() -> None:
     # the best arm clearly ahead of its runner-up makes a population separable
     c = fake([("base", 0.5, 0, 0), ("x", 0.4, -0.2, 0.01)], best="base", clear=True)
     assert cross_population([("p", c), ("q", c)], "m")["verdict"] == "holds"
+
+
+def test_shipped_experiments_have_an_mcts_population() -> None:
+    for f in sorted((Path(__file__).resolve().parent.parent / "experiments").glob("*.toml")):
+        exp = load_experiment(f)
+        assert len(exp.populations) >= 2, f
+        assert exp.populations[0].swap == {}, f  # the baseline: the arms as written
+        assert any(
+            any(s.startswith("mcts") for a in exp.arms for s in p.apply(a).strategies)
+            for p in exp.populations[1:]
+        ), f
