@@ -24,7 +24,7 @@ import re
 import time
 import tomllib
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -67,10 +67,11 @@ class ExperimentError(InputError):
 
 TOP_KEYS = (
     "name", "question", "games", "seed", "players", "rules", "rule", "strategies", "seats",
-    "metric", "goal", "entry", "also", "log_moves", "chunk_size", "arms", "grid",
+    "metric", "goal", "entry", "also", "log_moves", "chunk_size", "arms", "grid", "populations",
 )  # fmt: skip
 ARM_KEYS = ("name", "strategies", "rules", "players", "rule")
 GRID_KEYS = ("param", "rule", "values", "entry")
+POPULATION_KEYS = ("name", "games", "swap")
 GOALS = ("max", "min")
 ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=+,-]*")
 # run settings that must match for a finished arm folder to count as this arm
@@ -96,6 +97,20 @@ class Arm:
 
 
 @dataclass(frozen=True)
+class Population:
+    """One player population: every arm is played again with ``swap`` applied to its
+    strategies (canonical spec -> canonical spec), ``games`` games per arm."""
+
+    name: str
+    games: int
+    swap: dict[str, str]
+
+    def apply(self, arm: Arm) -> Arm:
+        """The arm as this population plays it (strategies not in ``swap`` stay)."""
+        return Arm(arm.name, [self.swap.get(s, s) for s in arm.strategies], arm.rules)
+
+
+@dataclass(frozen=True)
 class Experiment:
     name: str
     question: str
@@ -111,6 +126,7 @@ class Experiment:
     arms: list[Arm]
     source: Path | None = None
     text: str = field(default="", repr=False)
+    populations: list[Population] = field(default_factory=list)
 
     @property
     def metrics(self) -> list[str]:
@@ -315,6 +331,7 @@ def parse_experiment(
         name=name, question=question, games=games, seed=seed, seats=seats, metric=metric,
         goal=goal, entry=entry, also=list(also), log_moves=log_moves, chunk_size=chunk_size,
         arms=arms, source=source, text=text,
+        populations=parse_populations(data.get("populations"), arms, games, w),
     )  # fmt: skip
 
 
@@ -419,14 +436,14 @@ def check_experiment_out(exp: Experiment, out: Path, report: bool = True) -> dic
             f"--out {out} already exists and is not this experiment's folder (it holds "
             f"{names}); choose a new or empty folder"
         )
-    for name in OWN_FILES:
+    for name in own_files(exp):
         if (out / name).exists() and name not in marker["files"]:
             raise ExperimentError(
                 f"{out / name} was not written by the experiment; move it away or choose "
                 "another --out"
             )
-    for arm in exp.arms:
-        arm_dir = out / arm.name
+    check_population_dirs(exp, out)
+    for _, _, arm, arm_dir in arm_runs(exp, out):
         if arm_dir.is_symlink() or arm_dir.exists() and not arm_dir.is_dir():
             raise ExperimentError(f"{arm_dir} (arm {arm.name!r}) is not a folder")
         if arm_dir.is_dir() and any(arm_dir.iterdir()) and not (arm_dir / MANIFEST).exists():
@@ -476,7 +493,8 @@ def run_experiment(
         marker = check_experiment_out(exp, out, report)
     except OSError as exc:  # e.g. a folder on the way that may not be read
         raise ExperimentError(f"cannot look at {exc.filename or out}: {exc.strerror}") from None
-    states = {arm.name: _arm_state(exp, arm, out / arm.name) for arm in exp.arms}
+    runs = arm_runs(exp, out)
+    states = {label: _arm_state(sub, arm, arm_dir) for label, sub, arm, arm_dir in runs}
     try:
         out.mkdir(parents=True, exist_ok=True)
         _save_marker(out, marker)
@@ -484,23 +502,24 @@ def run_experiment(
             _write_own(out, marker, "experiment.toml", exp.text)
     except OSError as exc:
         raise ExperimentError(f"cannot write into {out}: {exc.strerror or exc}") from None
-    for arm in exp.arms:
-        state = states[arm.name]
-        arm_dir = out / arm.name
+    for label, sub, arm, arm_dir in runs:
+        state = states[label]
         if state == "done":
-            say(f"arm {arm.name}: finished earlier, kept ({arm_dir})")
+            say(f"arm {label}: finished earlier, kept ({arm_dir})")
             continue
-        say(f"arm {arm.name}: {'resuming' if state == 'resume' else 'playing'} "
-            f"{exp.games:,} games ({', '.join(arm.strategies)}; {arm.rules.label}, "
+        say(f"arm {label}: {'resuming' if state == 'resume' else 'playing'} "
+            f"{sub.games:,} games ({', '.join(arm.strategies)}; {arm.rules.label}, "
             f"{arm.players} players)")  # fmt: skip
-        execute(exp.run_config(arm, jobs), arm_dir, resume=state == "resume")
-    summary = summarize(exp, out)
+        execute(sub.run_config(arm, jobs), arm_dir, resume=state == "resume")
+    summary = summarize_populations(exp, out) if exp.populations else summarize(exp, out)
     try:
         _write_own(
             out, marker, "summary.json", json.dumps(summary, indent=2, default=_json_default)
         )
         _write_own(out, marker, "summary.md", summary_markdown(summary))
-        if len(exp.arms) > 1:
+        if exp.populations:
+            _write_own(out, marker, "compare.html", populations_compare_page(exp, out))
+        elif len(exp.arms) > 1:
             _write_own(out, marker, "compare.html", compare_page(exp, out))
     except OSError as exc:
         raise ExperimentError(f"cannot write into {out}: {exc.strerror or exc}") from None
@@ -509,9 +528,9 @@ def run_experiment(
 
         def step(what: str, done: int, total: int) -> None:
             if done < total:
-                say(f"report over the {len(exp.arms)} arms: {what} ({done + 1}/{total})")
+                say(f"report over the {len(runs)} arms: {what} ({done + 1}/{total})")
 
-        build_report([out / arm.name for arm in exp.arms], out / "report", "html", force=True,
+        build_report([arm_dir for *_, arm_dir in runs], out / "report", "html", force=True,
                      on_step=step)  # fmt: skip
         summary["report"] = str(out / "report")
     try:
@@ -531,6 +550,9 @@ def write_experiment_page(
     ``out`` (both listed in the marker first, like every file the experiment writes)."""
     from .report import forest_figure
 
+    if "populations" in summary:
+        write_population_page(summary, out, marker, report)
+        return
     panels = forest_panels(summary, arm_labels(summary))
     forest = None
     if panels:
@@ -731,7 +753,10 @@ def _no_pairing_md(summary: dict[str, Any], metric: str) -> str:
 
 
 def summary_markdown(summary: dict[str, Any]) -> str:
-    """The summary as Markdown: the question, the arms, one table per metric, the best arm."""
+    """The summary as Markdown: the question, the arms, one table per metric, the best arm
+    (with populations: :func:`populations_markdown`)."""
+    if "populations" in summary:
+        return populations_markdown(summary)
     lines = [
         f"# Experiment {summary['name']}",
         "",
@@ -1000,4 +1025,484 @@ def experiment_page(summary: dict[str, Any], forest: str | None, report: str | N
         + "</details>"
     )
     out.append(IMAGE_CHECK + "</body></html>")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- player populations
+#
+# An experiment with ``[[populations]]`` plays every arm once per population, with the
+# population's strategy swaps applied, into ``<out>/<population>/<arm>/``. Each population
+# is summarized exactly as an experiment without populations (:func:`summarize` on the
+# population's own :class:`Experiment`, see :func:`population_experiment`); then, per
+# metric, :func:`cross_population` says whether the answer holds in every population.
+
+RESERVED = ("report", *OWN_FILES)  # names a population folder may not take
+
+
+def _canonical(spec: Any, what: str, where: str) -> str:
+    if not isinstance(spec, str):
+        raise ExperimentError(f"{where}{what} must be a strategy spec (a string), got {spec!r}")
+    try:
+        return make(spec).spec
+    except ValueError as exc:
+        raise ExperimentError(f"{where}{what} {spec!r}: {exc}") from None
+
+
+def parse_populations(value: Any, arms: list[Arm], games: int, w: str) -> list[Population]:
+    """Validate ``[[populations]]`` (``None``: the key is absent, no populations).
+
+    Each population has a ``name`` (a folder name, like an arm's), optional ``games`` (per
+    arm; default the experiment's) and ``swap``, a table from a strategy spec the arms use
+    to the spec that replaces it. Keys and values are compared as canonical specs, so
+    ``"heuristic"`` matches an arm written ``"heuristic:bet=0.55"`` (the same policy).
+    Refused with ExperimentError: fewer than two populations, an unknown key, a bad or
+    duplicate or reserved name, a swap key or value that is not a strategy spec, a swap
+    key no arm uses, and a population that plays exactly what another one plays."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(p, dict) for p in value):
+        raise ExperimentError(f"{w}'populations' must be an array of tables ([[populations]])")
+    if len(value) < 2:
+        raise ExperimentError(
+            f"{w}give at least two [[populations]] (the first is the baseline) or none"
+        )
+    used = {s for arm in arms for s in arm.strategies}
+    out: list[Population] = []
+    plays: dict[tuple[tuple[str, ...], ...], str] = {}
+    for i, table in enumerate(value):
+        pw = f"{w}population {table.get('name', i + 1)!r}: "
+        _check_keys(table, POPULATION_KEYS, pw)
+        if "name" not in table:
+            raise ExperimentError(f"{pw}missing required key 'name'")
+        name = _typed(table, "name", str, pw)
+        if not ARM_NAME.fullmatch(name) or name in RESERVED:
+            raise ExperimentError(
+                f"{pw}'name' must be letters, digits and . _ = + , - and not one of "
+                f"{', '.join(RESERVED)} (it names the population's folder)"
+            )
+        if any(p.name == name for p in out):
+            raise ExperimentError(f"{w}two populations are named {name!r}")
+        pop_games = _typed(table, "games", int, pw) if "games" in table else games
+        if pop_games <= 0:
+            raise ExperimentError(f"{pw}'games' must be positive, got {pop_games}")
+        raw = table.get("swap", {})
+        if not isinstance(raw, dict):
+            raise ExperimentError(f"{pw}'swap' must be a table of SPEC = SPEC, got {raw!r}")
+        swap: dict[str, str] = {}
+        for key, new in raw.items():
+            old = _canonical(key, "swap key", pw)
+            if old not in used:
+                raise ExperimentError(
+                    f"{pw}swap key {key!r} is not a strategy any arm plays; the arms play "
+                    f"{', '.join(sorted(used))}"
+                )
+            swap[old] = _canonical(new, f"swap value for {key!r}", pw)
+        pop = Population(name, pop_games, swap)
+        strategies = tuple(tuple(pop.apply(arm).strategies) for arm in arms)
+        if strategies in plays:  # the same deals again (the seed is shared): nothing new
+            raise ExperimentError(
+                f"{pw}plays the same strategies in every arm as population "
+                f"{plays[strategies]!r}: give it a swap that changes an arm"
+            )
+        plays[strategies] = name
+        out.append(pop)
+    return out
+
+
+def own_files(exp: Experiment) -> tuple[str, ...]:
+    """The files the experiment writes into its folder (besides arm runs and report/)."""
+    return (*OWN_FILES, *(_forest_name(p.name) for p in exp.populations))
+
+
+def _forest_name(population: str) -> str:
+    return f"fig-forest-{population}.png"
+
+
+def population_experiment(exp: Experiment, pop: Population) -> Experiment:
+    """The experiment as population ``pop`` plays it: its swaps applied to every arm, its
+    games per arm, no populations (so :func:`summarize` treats it as today)."""
+    return replace(exp, games=pop.games, arms=[pop.apply(a) for a in exp.arms], populations=[])
+
+
+def arm_runs(exp: Experiment, out: Path) -> list[tuple[str, Experiment, Arm, Path]]:
+    """Every run the experiment plays: (label, the experiment it belongs to, arm, folder).
+
+    Without populations: one per arm, ``out/<arm>``. With populations: one per population
+    and arm, ``out/<population>/<arm>``, labelled ``population/arm``."""
+    if not exp.populations:
+        return [(arm.name, exp, arm, out / arm.name) for arm in exp.arms]
+    runs = []
+    for pop in exp.populations:
+        sub = population_experiment(exp, pop)
+        runs += [(f"{pop.name}/{a.name}", sub, a, out / pop.name / a.name) for a in sub.arms]
+    return runs
+
+
+def check_population_dirs(exp: Experiment, out: Path) -> None:
+    """ExperimentError for a population folder that is a file, a link or a run folder
+    (e.g. an arm of the same name from before the experiment had populations)."""
+    for pop in exp.populations:
+        where = out / pop.name
+        if where.is_symlink() or where.exists() and not where.is_dir():
+            raise ExperimentError(f"{where} (population {pop.name!r}) is not a folder")
+        if (where / MANIFEST).exists():
+            raise ExperimentError(
+                f"{where} (population {pop.name!r}) holds a run, not a population's arms "
+                "(an arm from before the experiment had populations?); move it away or "
+                "choose another --out"
+            )
+
+
+def summarize_populations(exp: Experiment, out: Path) -> dict[str, Any]:
+    """Per population today's summary (:func:`summarize` of :func:`population_experiment`
+    over ``out/<population>``), then per metric the cross-population verdict
+    (:func:`cross_population`)."""
+    pops: list[dict[str, Any]] = []
+    for pop in exp.populations:
+        sub = summarize(population_experiment(exp, pop), out / pop.name)
+        pops.append({"name": pop.name, "games_per_arm": pop.games, "swap": pop.swap,
+                     "summary": sub})  # fmt: skip
+    named = [(p["name"], p["summary"]) for p in pops]
+    return {
+        "name": exp.name,
+        "question": exp.question,
+        "games_per_arm": exp.games,
+        "seed": exp.seed,
+        "seats": exp.seats,
+        "metric": exp.metric,
+        "goal": exp.goal,
+        "entry": exp.entry,
+        "metrics_described": {m: METRICS[m] for m in exp.metrics},
+        "populations": pops,
+        "cross": {m: cross_population(named, m) for m in exp.metrics},
+    }
+
+
+def _sign(d: dict[str, Any]) -> int:
+    """+1 / -1 when the interval of a difference lies above / below zero, else 0."""
+    low, high = _num(d.get("low")), _num(d.get("high"))
+    return 1 if low > 0 else -1 if high < 0 else 0
+
+
+def _population_view(summary: dict[str, Any], metric: str) -> dict[str, Any]:
+    """One population's side of a metric: ranking, top arm, clear signs vs the first arm."""
+    rows = summary["results"][metric]["rows"]
+    question = metric == summary["metric"]
+    lowest_first = question and summary["goal"] == "min"
+    valued = [r for r in rows if r["mean"] is not None]
+    ranking = [r["arm"] for r in sorted(valued, key=lambda r: r["mean"], reverse=not lowest_first)]
+    signs = {r["arm"]: _sign(r["vs_first"]) for r in rows[1:] if _sign(r["vs_first"])}
+    best = summary.get("best") if question else None
+    top_clear = bool(best and best.get("clear")) if question else None
+    return {
+        "ranking": ranking,
+        "means": {r["arm"]: r["mean"] for r in valued},
+        "top": ranking[0] if ranking else None,
+        "top_clear": top_clear,
+        "signs": signs,
+        "separable": bool(signs) or bool(top_clear),
+    }
+
+
+def cross_population(named: list[tuple[str, dict[str, Any]]], metric: str) -> dict[str, Any]:
+    """Whether the answer by ``metric`` holds in every population.
+
+    ``named``: (population, its summary) with the baseline population first. Per
+    population: the ranking of the arms (by the experiment's goal for the question's
+    metric, highest first for the others), the top arm, and the sign of each arm's
+    difference from the first arm where its 95% interval excludes 0. A population where
+    no difference excludes 0 (and, for the question's metric, the best arm is not clearly
+    ahead) is *not separable*: it can neither confirm nor contradict. The verdict is
+    ``holds`` (every population separable, the same top arm, no clear sign reversed
+    between populations), ``disagrees`` (a separable population has another top arm, or an
+    arm is clearly above the first arm in one population and clearly below in another) or
+    ``unclear`` (no disagreement, but some population is not separable), with a sentence.
+    """
+    views = {name: _population_view(s, metric) for name, s in named}
+    question = metric == named[0][1]["metric"]
+    first_arm = named[0][1]["results"][metric]["rows"][0]["arm"]
+    top_word = "best arm" if question else "highest arm"
+    separable = [n for n, v in views.items() if v["separable"]]
+    blurred = [n for n, v in views.items() if not v["separable"]]
+    problems: list[str] = []
+    tops: dict[str, list[str]] = {}
+    for n in separable:
+        if views[n]["top"] is not None:
+            tops.setdefault(views[n]["top"], []).append(n)
+    if len(tops) > 1:
+        clear = [n for n in separable if views[n]["top_clear"]]
+        problems.append(
+            f"the {top_word} differs: "
+            + "; ".join(f"{arm} in {_pops(ns)}" for arm, ns in tops.items())
+            + (
+                ""
+                if not question
+                else f" (clearly ahead of its runner-up in {_pops(clear)})"
+                if clear
+                else " (in none clearly ahead of its runner-up)"
+            )
+        )
+    reversed_arms = []
+    arms = dict.fromkeys(a for v in views.values() for a in v["signs"])
+    for arm in arms:
+        up = [n for n, v in views.items() if v["signs"].get(arm) == 1]
+        down = [n for n, v in views.items() if v["signs"].get(arm) == -1]
+        if up and down:
+            reversed_arms.append(arm)
+            problems.append(
+                f"{arm} is clearly above {first_arm} in {_pops(up)} but clearly below in "
+                f"{_pops(down)}"
+            )
+    not_sep = (
+        f"not separable in {_pops(blurred)} (no arm's difference from {first_arm} excludes 0)"
+        if blurred
+        else ""
+    )
+    if problems:
+        verdict = "disagrees"
+        sentence = "Disagrees across populations: " + "; ".join(problems)
+        sentence += f"; {not_sep}." if not_sep else "."
+    elif not separable:
+        verdict = "unclear"
+        sentence = (
+            f"Not separable in any population ({', '.join(blurred)}): no arm's difference "
+            f"from {first_arm} excludes 0."
+        )
+    else:
+        top = next(iter(tops), None)
+        same = (
+            f"{top_word} {top}{' in each' if len(separable) > 1 else ''}, no clear "
+            f"difference from {first_arm} changes sign"
+            if top
+            else f"no clear difference from {first_arm} changes sign"
+        )
+        if blurred:
+            verdict = "unclear"
+            sentence = f"Holds in {_pops(separable)} ({same}); {not_sep}."
+        else:
+            verdict = "holds"
+            sentence = f"Holds in every population ({same})."
+    return {
+        "verdict": verdict,
+        "sentence": sentence,
+        "not_separable": blurred,
+        "reversed": reversed_arms,
+        "tops": tops,
+        "populations": views,
+    }
+
+
+def _pops(names: list[str]) -> str:
+    return ("population " if len(names) == 1 else "populations ") + ", ".join(names)
+
+
+def _swap_text(pop: dict[str, Any]) -> str:
+    if not pop["swap"]:
+        return "the strategies as written"
+    return "; ".join(f"{old} → {new}" for old, new in pop["swap"].items())
+
+
+def populations_markdown(summary: dict[str, Any]) -> str:
+    """Markdown of an experiment with populations: the question, the populations, then per
+    metric the cross-population verdict, the ranking in each population and each
+    population's table (as without populations), and each population's arms at the end."""
+    lines = [f"# Experiment {summary['name']}", "", summary["question"], "",
+             f"Seed {summary['seed']}, seats {summary['seats']}. Intervals: 95%, clustered by "
+             "deal; Δ is paired game by game where the arms played the same deals. Every arm "
+             "is played in every population; the first population is the baseline.", "",
+             "| population | games per arm | strategies swapped |", "|---|---|---|"]  # fmt: skip
+    for pop in summary["populations"]:
+        lines.append(f"| {pop['name']} | {pop['games_per_arm']:,} | {_swap_text(pop)} |")
+    for metric, cross in summary["cross"].items():
+        mark = " (the question's metric)" if metric == summary["metric"] else ""
+        words = summary["metrics_described"][metric] + (
+            f" (entry #{summary['entry']})" if metric in ENTRY_METRICS else ""
+        )
+        lines += ["", f"## {metric}{mark}", "", f"{words}.", "", f"**{cross['sentence']}**", ""]
+        for pop in summary["populations"]:
+            view = cross["populations"][pop["name"]]
+            ranking = " > ".join(view["ranking"]) if view["ranking"] else "no values"
+            lines.append(f"- ranking in {pop['name']}: {ranking}")
+        for pop in summary["populations"]:
+            sub = pop["summary"]
+            header = ["| " + " | ".join(ROW_HEADER) + " |", "|" + "---|" * len(ROW_HEADER)]
+            lines += ["", f"### {metric} in population {pop['name']}", "", *header]
+            lines += ["| " + " | ".join(row) + " |" for row in result_rows(sub, metric)]
+            fair = fair_sentence(sub, metric, {a["name"]: a["name"] for a in sub["arms"]})
+            if fair:
+                lines += ["", fair.strip()]
+            if metric == summary["metric"]:
+                lines += ["", f"**{best_line(sub)}**"]
+    lines += ["", "## Arms per population"]
+    for pop in summary["populations"]:
+        lines += ["", f"### {pop['name']}", "", "| arm | players | rules | strategies |",
+                  "|---|---|---|---|"]  # fmt: skip
+        for arm in pop["summary"]["arms"]:
+            lines.append(
+                f"| {arm['name']} | {arm['players']} | {arm['rules']} | "
+                f"{', '.join(f'`{s}`' for s in arm['strategies'])} |"
+            )
+    return "\n".join([*lines, ""])
+
+
+def populations_compare_page(exp: Experiment, out: Path) -> str:
+    """``compare.html`` with populations: per population, every arm against its first arm."""
+    body = []
+    for pop in exp.populations:
+        sub = population_experiment(exp, pop)
+        first = out / pop.name / sub.arms[0].name
+        body.append(f"<h2>population {html.escape(pop.name)}</h2>")
+        body += [
+            compare_section_html(compare_runs(first, out / pop.name / arm.name))
+            for arm in sub.arms[1:]
+        ]
+    title = html.escape(f"{exp.name}: every arm against {exp.arms[0].name}, per population")
+    return (
+        f'<!doctype html>\n<html><head><meta charset="utf-8"><title>{title}</title>'
+        "<style>body{font-family:sans-serif} table{border-collapse:collapse}"
+        "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}"
+        "td:first-child{text-align:left} tr.significant{font-weight:bold}</style>"
+        f"</head><body>\n<h1>{title}</h1>\n" + "\n".join(body) + "</body></html>\n"
+    )
+
+
+def write_population_page(
+    summary: dict[str, Any], out: Path, marker: dict[str, Any], report: str | None
+) -> None:
+    """Write ``index.html`` of an experiment with populations and one forest plot per
+    population (``fig-forest-<population>.png``), each listed in the marker first."""
+    from .report import forest_figure
+
+    forests: dict[str, str] = {}
+    for pop in summary["populations"]:
+        sub = pop["summary"]
+        panels = forest_panels(sub, arm_labels(sub))
+        if not panels:
+            continue
+        name = _forest_name(pop["name"])
+        if name not in marker["files"]:
+            marker["files"].append(name)
+            _save_marker(out, marker)
+        forest_figure(panels, out / name)
+        forests[pop["name"]] = name
+    _write_own(out, marker, "index.html", population_page(summary, forests, report))
+
+
+def population_page(summary: dict[str, Any], forests: dict[str, str], report: str | None) -> str:
+    """The ``index.html`` of an experiment with populations: the question and the
+    populations; per metric the cross-population verdict first, then each population's
+    verdict sentence (the question's metric) or table; the forest plot per population;
+    links; each population's arms folded away at the bottom."""
+    from .report import CSS, IMAGE_CHECK
+
+    e = html.escape
+    pops = summary["populations"]
+    labels = {p["name"]: arm_labels(p["summary"]) for p in pops}
+    css = {"holds": "#0072B2", "disagrees": "#D55E00", "unclear": "#777"}
+    out = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{e(summary['name'])}: haggis-sim experiment</title>"
+        f"<style>{CSS}#verdict li{{margin:0.35em 0}}"
+        ".question{font-size:1.1em;border-left:4px solid #E69F00;padding-left:0.8em}"
+        ".cross{font-weight:bold}</style></head><body>",
+        f"<h1>Experiment {e(summary['name'])}</h1>",
+        f"<p class='question'>{e(summary['question'])}</p>",
+        "<p>Every arm is played in each player population; the first is the baseline: "
+        + "; ".join(
+            f"<b>{e(p['name'])}</b> ({e(_swap_text(p))}, {p['games_per_arm']:,} games per arm)"
+            for p in pops
+        )
+        + ". Within a population every difference is an arm minus its first arm, paired game "
+        "by game where the arms played the same deals, with its 95% interval (clustered by "
+        "deal).</p>",
+        "<section id='verdict'><h2>Verdict</h2><ul>",
+    ]
+
+    def cross_item(metric: str, detail: bool) -> str:
+        cross = summary["cross"][metric]
+        mark = " (the question)" if metric == summary["metric"] else ""
+        text = (
+            f"<li><b>{e(metric)}{mark}</b> — <span class='cross' style='color:"
+            f"{css[cross['verdict']]}'>{e(cross['sentence'])}</span>"
+        )
+        if detail:
+            text += "<ul>"
+            for p in pops:
+                sentence = verdict_sentence(p["summary"], metric, labels[p["name"]])
+                rest = sentence.partition(" — ")[2].partition(": ")[2]
+                text += f"<li>in <b>{e(p['name'])}</b>: {e(rest)}</li>"
+            text += "</ul>"
+        return text + "</li>"
+
+    out.append(cross_item(summary["metric"], True) + "</ul>")
+    out.append(
+        "<ul>"
+        + "".join(
+            f"<li>best arm in <b>{e(p['name'])}</b>: {e(best_line(p['summary']))}</li>"
+            for p in pops
+        )  # fmt: skip
+        + "</ul>"
+    )
+    for p in pops:
+        if p["name"] in forests:
+            out.append(
+                f"<h3>population {e(p['name'])}</h3><img src='{e(forests[p['name']])}' "
+                f"alt='paired differences of every arm from the first, population "
+                f"{e(p['name'])}'>"
+            )
+    if forests:
+        out.append(
+            "<p>Each arm's difference from the population's first arm with its 95% interval, "
+            "one panel per metric. Blue: the interval lies above zero; vermillion: below; "
+            "grey: it holds zero (no difference separable at 95%).</p>"
+        )
+    others = [m for m in summary["cross"] if m != summary["metric"]]
+    if others:
+        out.append("<ul>" + "".join(cross_item(m, False) for m in others) + "</ul>")
+    out.append("</section>")
+    links = [("summary.md", "summary (Markdown)"), ("summary.json", "summary (JSON)"),
+             ("compare.html", "every arm against the first arm, per population")]  # fmt: skip
+    if report:
+        links.insert(0, (report, "the full report over every arm of every population"))
+    out.append("<h2>More</h2><ul>")
+    out += [f"<li><a href='{e(href)}'>{e(text)}</a></li>" for href, text in links]
+    out.append("</ul><h2>Every metric per population</h2>")
+    for metric, cross in summary["cross"].items():
+        out.append(f"<h3>{e(metric)}: {e(_metric_words(pops[0]['summary'], metric))}</h3>")
+        out.append(f"<p class='cross'>{e(cross['sentence'])}</p>")
+        for p in pops:
+            rows = result_rows(p["summary"], metric)
+            out.append(f"<h4>population {e(p['name'])}</h4>")
+            out.append(_table(ROW_HEADER, [[labels[p["name"]][r[0]], *r[1:]] for r in rows]))
+    out.append(
+        "<details id='metadata'><summary>Run metadata: arms and strategies per population, "
+        "seed, seats</summary>"
+        f"<p>Seed {summary['seed']}, seats {e(summary['seats'])}; built by haggis-sim "
+        f"{e(__version__)} on {e(time.strftime('%Y-%m-%d %H:%M:%S'))} from "
+        "<a href='experiment.toml'>experiment.toml</a>.</p>"
+    )
+    for p in pops:
+        arm_rows = [
+            [a["name"], labels[p["name"]][a["name"]], str(a["players"]), a["rules"],
+             ", ".join(a["strategies"]), f"{a['games']:,}",
+             "yes" if a["paired_with_first"] else "no"]
+            for a in p["summary"]["arms"]
+        ]  # fmt: skip
+        out.append(f"<h4>population {e(p['name'])}</h4>")
+        out.append(
+            _table(
+                [
+                    "arm",
+                    "label",
+                    "players",
+                    "rules",
+                    "strategies",
+                    "games",
+                    "paired with the first arm",
+                ],
+                arm_rows,
+            )  # fmt: skip
+        )
+    out.append("</details>" + IMAGE_CHECK + "</body></html>")
     return "\n".join(out)

@@ -7,7 +7,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -73,17 +73,27 @@ def experiment(
         raise typer.Exit(code=130) from None
     console = Console(width=_console_width())
     console.print(f"[bold]{exp.name}[/bold]: {exp.question}", highlight=False)
-    for metric in summary["results"]:
-        title = f"{metric}: {METRICS[metric]}"
-        if metric in ("win_rate", "win_vs_fair", "score", "bet_points"):
-            title += f" (entry #{exp.entry})"
-        table = Table(title=title, title_justify="left")
-        for col in ROW_HEADER:
-            table.add_column(col, justify="left" if col == "arm" else "right")
-        for row in result_rows(summary, metric):
-            table.add_row(*row)
-        console.print(table)
-    console.print(best_line(summary), highlight=False, markup=False)
+
+    def tables(part: dict[str, Any], where: str) -> None:
+        for metric in part["results"]:
+            title = f"{metric}: {METRICS[metric]}{where}"
+            if metric in ("win_rate", "win_vs_fair", "score", "bet_points"):
+                title += f" (entry #{exp.entry})"
+            table = Table(title=title, title_justify="left")
+            for col in ROW_HEADER:
+                table.add_column(col, justify="left" if col == "arm" else "right")
+            for row in result_rows(part, metric):
+                table.add_row(*row)
+            console.print(table)
+        console.print(best_line(part) + where, highlight=False, markup=False)
+
+    if "populations" in summary:  # per population the usual tables, then the verdicts
+        for pop in summary["populations"]:
+            tables(pop["summary"], f" — population {pop['name']}")
+        for metric, cross in summary["cross"].items():
+            console.print(f"{metric}: {cross['sentence']}", highlight=False, markup=False)
+    else:
+        tables(summary, "")
     typer.echo(f"{time.perf_counter() - t0:,.1f} s; summary: {out_dir}/summary.md, summary.json")
     typer.echo(f"page: {out_dir}/index.html (the question, the verdict, the forest plot)")
     if "report" in summary:

@@ -1,0 +1,296 @@
+"""Player populations in experiments: validation, folder layout, swaps, the summary per
+population, the cross-population verdict, resume, and the unchanged path without them."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from haggis_sim.cli import app
+from haggis_sim.experiment import (
+    MARKER,
+    ExperimentError,
+    cross_population,
+    load_experiment,
+    run_experiment,
+)
+from haggis_sim.logs import ledger
+
+runner = CliRunner()
+
+BASE = """
+name = "pop"
+question = "Does betting earlier pay?"
+games = 8
+seed = 5
+strategies = ["heuristic", "greedy"]
+metric = "win_rate"
+also = ["bet_points"]
+chunk_size = 4
+
+[[arms]]
+name = "default"
+
+[[arms]]
+name = "eager"
+strategies = ["heuristic:bet=0.3", "greedy"]
+"""
+POPS = """
+[[populations]]
+name = "as-written"
+
+[[populations]]
+name = "vs-random"
+games = 4
+swap = { greedy = "random" }
+"""
+SUMMARY_KEYS = {"name", "question", "games_per_arm", "seed", "seats", "metric", "goal",
+                "entry", "metrics_described", "arms", "results", "best"}  # fmt: skip
+
+
+def write(tmp_path: Path, text: str, name: str = "x.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def refused(tmp_path: Path, text: str) -> str:
+    with pytest.raises(ExperimentError) as info:
+        load_experiment(write(tmp_path, text))
+    return str(info.value)
+
+
+# ------------------------------------------------------------------ parsing
+
+
+def test_populations_parse_with_canonical_swaps(tmp_path: Path) -> None:
+    exp = load_experiment(write(tmp_path, BASE + POPS))
+    assert [p.name for p in exp.populations] == ["as-written", "vs-random"]
+    assert [p.games for p in exp.populations] == [8, 4]
+    first, second = exp.populations
+    assert first.swap == {}
+    assert second.swap == {"greedy": "random:bet=0.1"}
+    assert second.apply(exp.arms[1]).strategies == [exp.arms[1].strategies[0], "random:bet=0.1"]
+    # a key is matched as a canonical spec: "heuristic" is the default arm's strategy
+    exp = load_experiment(write(tmp_path, BASE + POPS.replace("greedy =", "heuristic =")))
+    assert exp.populations[1].apply(exp.arms[0]).strategies == ["random:bet=0.1", "greedy"]
+    assert exp.populations[1].apply(exp.arms[1]).strategies == exp.arms[1].strategies
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ('[[populations]]\nname = "a"\nsawp = {}\n[[populations]]\nname = "b"\n',
+         ["population 'a'", "unknown key 'sawp'"]),
+        ('[[populations]]\nname = "a"\n[[populations]]\nname = "a"\n'
+         'swap = { greedy = "random" }\n', ["two populations are named 'a'"]),
+        ('[[populations]]\nname = "a"\n', ["at least two [[populations]]"]),
+        ('[[populations]]\nname = "a b"\n[[populations]]\nname = "c"\n', ["'name' must be"]),
+        ('[[populations]]\nname = "report"\n[[populations]]\nname = "c"\n', ["'name' must be"]),
+        ('[[populations]]\nname = "a"\n[[populations]]\nswap = { greedy = "random" }\n',
+         ["missing required key 'name'"]),
+        ('[[populations]]\nname = "a"\n[[populations]]\nname = "b"\n'
+         'swap = { greedy = "mcst" }\n', ["population 'b'", "swap value for 'greedy'", "mcst"]),
+        ('[[populations]]\nname = "a"\n[[populations]]\nname = "b"\n'
+         'swap = { greedy = "mcts:iter=5" }\n', ["population 'b'", "iter"]),
+        ('[[populations]]\nname = "a"\n[[populations]]\nname = "b"\n'
+         'swap = { random = "mcts" }\n', ["swap key 'random' is not a strategy any arm plays"]),
+        ('[[populations]]\nname = "a"\n[[populations]]\nname = "b"\n'
+         'swap = { grredy = "mcts" }\n', ["swap key 'grredy'"]),
+        ('[[populations]]\nname = "a"\n[[populations]]\nname = "b"\nswap = "mcts"\n',
+         ["'swap' must be a table"]),
+        ('[[populations]]\nname = "a"\n[[populations]]\nname = "b"\ngames = 0\n'
+         'swap = { greedy = "random" }\n', ["'games' must be positive"]),
+        ('[[populations]]\nname = "a"\n[[populations]]\nname = "b"\ngames = 3\n',
+         ["population 'b'", "same strategies in every arm as population 'a'"]),
+        ("populations = 3\n", ["'populations' must be an array of tables"]),
+    ],
+)  # fmt: skip
+def test_population_errors_are_refused(tmp_path: Path, extra: str, words: list[str]) -> None:
+    msg = refused(tmp_path, BASE.replace("[[arms]]", extra + "\n[[arms]]", 1))
+    assert "x.toml" in msg
+    for w in words:
+        assert w in msg, msg
+
+
+def test_cli_population_error_is_one_line_exit_2(tmp_path: Path) -> None:
+    bad = write(tmp_path, BASE + POPS.replace('"random"', '"randm"'))
+    result = runner.invoke(app, ["experiment", str(bad), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and "randm" in lines[0]
+    assert not (tmp_path / "o").exists()
+
+
+# ------------------------------------------------------------------ running
+
+
+@pytest.fixture(scope="module")
+def pop_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    root = tmp_path_factory.mktemp("pop")
+    exp = load_experiment(write(root, BASE + POPS, "pop.toml"))
+    out = root / "out"
+    return out, run_experiment(exp, out, jobs=1, report=False)
+
+
+def test_population_folder_layout_and_swap(pop_run: tuple[Path, dict[str, Any]]) -> None:
+    out, summary = pop_run
+    for pop, games in (("as-written", 8), ("vs-random", 4)):
+        for arm in ("default", "eager"):
+            manifest = json.loads((out / pop / arm / "manifest.json").read_text())
+            assert manifest["status"] == "complete" and manifest["config"]["games"] == games
+            want = "greedy" if pop == "as-written" else "random:bet=0.1"
+            assert manifest["config"]["strategies"][1] == want
+    assert not (out / "default").exists() and not (out / "eager").exists()
+    marker = json.loads((out / MARKER).read_text())
+    own = {"experiment.toml", "summary.json", "summary.md", "compare.html", "index.html",
+           "fig-forest-as-written.png", "fig-forest-vs-random.png"}  # fmt: skip
+    assert own <= set(marker["files"])
+    assert [p["name"] for p in summary["populations"]] == ["as-written", "vs-random"]
+    for pop in summary["populations"]:
+        assert set(pop["summary"]) == SUMMARY_KEYS  # each population: today's summary
+    assert set(summary["cross"]) == {"win_rate", "bet_points"}
+    assert json.loads((out / "summary.json").read_text())["cross"] == json.loads(
+        json.dumps(summary["cross"])
+    )
+
+
+def test_population_summary_and_page_lead_with_verdict(
+    pop_run: tuple[Path, dict[str, Any]],
+) -> None:
+    out, summary = pop_run
+    md = (out / "summary.md").read_text()
+    sentence = summary["cross"]["win_rate"]["sentence"]
+    assert md.index(sentence) < md.index("### win_rate in population as-written")
+    assert md.index("### win_rate in population as-written") < md.index(
+        "### win_rate in population vs-random"
+    )
+    assert "| vs-random | 4 | greedy → random:bet=0.1 |" in md
+    page = (out / "index.html").read_text()
+    verdict = page.index("id='verdict'")
+    lead = page.index("<b>win_rate (the question)</b> — <span class='cross'")
+    assert verdict < lead < page.index(html.escape(sentence)) < page.index("Every metric per")
+    assert "fig-forest-vs-random.png" in page and page.count("population vs-random") >= 3
+    assert page.count('<section class="compare">') == 0
+    compare = (out / "compare.html").read_text()
+    assert compare.count('<section class="compare">') == 2 and "population vs-random" in compare
+
+
+def test_rerun_keeps_finished_arms_per_population(
+    pop_run: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    import shutil
+
+    out, summary = pop_run
+    kept = out / "as-written" / "eager"
+    stamp = ledger.table_files(kept, "games")[0].stat().st_mtime_ns
+    shutil.rmtree(out / "vs-random" / "eager")
+    said: list[str] = []
+    again = run_experiment(load_experiment(out / "experiment.toml"), out, log=said.append,
+                           report=False)  # fmt: skip
+    assert again["cross"] == summary["cross"]
+    assert sum("finished earlier" in s for s in said) == 3
+    assert any(s.startswith("arm vs-random/eager: playing 4 games") for s in said)
+    assert ledger.table_files(kept, "games")[0].stat().st_mtime_ns == stamp
+    changed = (BASE + POPS).replace("games = 4", "games = 6")
+    with pytest.raises(ExperimentError, match="different games"):
+        run_experiment(load_experiment(write(tmp_path, changed)), out, report=False)
+
+
+def test_population_folder_holding_a_run_is_refused(tmp_path: Path) -> None:
+    # an experiment run before it had populations, its arm named like a population now
+    before = BASE.replace('name = "eager"', 'name = "vs-random"')
+    out = tmp_path / "out"
+    run_experiment(load_experiment(write(tmp_path, before.replace("games = 8", "games = 2"))),
+                   out, jobs=1, report=False)  # fmt: skip
+    listing = sorted(p.name for p in out.iterdir())
+    after = before.replace("games = 8", "games = 2") + POPS
+    with pytest.raises(ExperimentError, match="holds a run, not a population's arms"):
+        run_experiment(load_experiment(write(tmp_path, after, "after.toml")), out, report=False)
+    assert sorted(p.name for p in out.iterdir()) == listing
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "thesis.txt").write_text("mine")
+    with pytest.raises(ExperimentError, match="not this experiment's folder"):
+        run_experiment(load_experiment(write(tmp_path, after, "after.toml")), foreign)
+    assert [p.name for p in foreign.iterdir()] == ["thesis.txt"]
+
+
+def test_experiment_without_populations_is_unchanged(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    exp = load_experiment(write(tmp_path, BASE.replace("games = 8", "games = 2")))
+    assert exp.populations == []
+    summary = run_experiment(exp, out, jobs=1, report=False)
+    assert set(summary) == SUMMARY_KEYS
+    assert (out / "default" / "manifest.json").is_file() and (out / "fig-forest.png").is_file()
+    assert "Across" not in (out / "summary.md").read_text()
+
+
+# ------------------------------------------------------------------ the cross verdict
+
+
+def fake(rows: list[tuple[str, float, float, float]], best: str | None = None,
+         clear: bool = False) -> dict[str, Any]:  # fmt: skip
+    """A population summary of metric m (goal max): (arm, mean, Δ low, Δ high) per arm."""
+    out = []
+    for i, (arm, mean, low, high) in enumerate(rows):
+        d = {"diff": None, "low": None, "high": None} if i == 0 else {
+            "diff": (low + high) / 2, "low": low, "high": high}  # fmt: skip
+        out.append({"arm": arm, "mean": mean, "vs_first": d})
+    top = best or max(rows, key=lambda r: r[1])[0]
+    return {"metric": "m", "goal": "max", "results": {"m": {"rows": out}},
+            "best": {"arm": top, "clear": clear}}  # fmt: skip
+
+
+def test_cross_verdict_holds() -> None:
+    a = fake([("base", 0.5, 0, 0), ("x", 0.6, 0.05, 0.15), ("y", 0.45, -0.1, 0.02)])
+    b = fake([("base", 0.3, 0, 0), ("x", 0.35, 0.01, 0.09), ("y", 0.2, -0.15, -0.05)])
+    got = cross_population([("p", a), ("q", b)], "m")
+    assert got["verdict"] == "holds" and got["sentence"].startswith("Holds in every population")
+    assert "best arm x in each" in got["sentence"]
+    assert got["populations"]["q"]["ranking"] == ["x", "base", "y"]
+    assert got["populations"]["q"]["signs"] == {"x": 1, "y": -1}
+
+
+def test_cross_verdict_reversed_sign() -> None:
+    a = fake([("base", 0.5, 0, 0), ("x", 0.6, 0.05, 0.15), ("y", 0.55, 0.01, 0.2)])
+    b = fake([("base", 0.5, 0, 0), ("x", 0.45, -0.09, -0.01), ("y", 0.7, 0.1, 0.3)])
+    got = cross_population([("p", a), ("q", b)], "m")
+    assert got["verdict"] == "disagrees" and got["reversed"] == ["x"]
+    assert (
+        "x is clearly above base in population p but clearly below in population q"
+        in (got["sentence"])
+    )
+    assert "the best arm differs: x in population p; y in population q" in got["sentence"]
+
+
+def test_cross_verdict_not_separable_is_never_holds() -> None:
+    a = fake([("base", 0.5, 0, 0), ("x", 0.6, 0.05, 0.15)])
+    b = fake([("base", 0.5, 0, 0), ("x", 0.4, -0.2, 0.01)])  # x lower, but not clearly
+    got = cross_population([("p", a), ("q", b)], "m")
+    assert got["verdict"] == "unclear" and got["not_separable"] == ["q"]
+    assert got["sentence"].startswith("Holds in population p (")
+    assert "not separable in population q" in got["sentence"]
+    none = cross_population([("p", b), ("q", b)], "m")
+    assert none["verdict"] == "unclear" and none["sentence"].startswith(
+        "Not separable in any population (p, q)"
+    )
+    # the best arm clearly ahead of its runner-up makes a population separable
+    c = fake([("base", 0.5, 0, 0), ("x", 0.4, -0.2, 0.01)], best="base", clear=True)
+    assert cross_population([("p", c), ("q", c)], "m")["verdict"] == "holds"
+
+
+def test_shipped_experiments_have_an_mcts_population() -> None:
+    for f in sorted((Path(__file__).resolve().parent.parent / "experiments").glob("*.toml")):
+        exp = load_experiment(f)
+        assert len(exp.populations) >= 2, f
+        assert exp.populations[0].swap == {}, f  # the baseline: the arms as written
+        assert any(
+            any(s.startswith("mcts") for a in exp.arms for s in p.apply(a).strategies)
+            for p in exp.populations[1:]
+        ), f
