@@ -187,8 +187,8 @@ def heuristic_act(obs, params, rng, buf):
     then always bombs; ``late`` bombs when an opponent holds at most ``bomb_out`` cards
     (to stop them going out) or when :func:`bomb_cost` is at most ``bomb_give`` (the lead
     is worth a cheap bomb); ``never`` passes. Of several bombs it plays the cheapest.
-    Going out with a bomb, or leading one when only bombs are left, is done in every
-    mode but ``never`` forbids going out with one.
+    It leads a bomb when only bombs are left (every mode) and goes out with one when it
+    can (every mode but ``never``).
     """
     ph = obs[K.S_PHASE]
     if ph == K.PH_GIVE_TRICK or ph == K.PH_GIVE_HAGGIS:
