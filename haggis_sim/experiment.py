@@ -327,12 +327,51 @@ def parse_experiment(
             raise ExperimentError(
                 f"{w}'entry' = {entry} but arm {arm.name!r} has {len(arm.strategies)} strategies"
             )
+    _refuse_identical_arms(arms, w)
     return Experiment(
         name=name, question=question, games=games, seed=seed, seats=seats, metric=metric,
         goal=goal, entry=entry, also=list(also), log_moves=log_moves, chunk_size=chunk_size,
         arms=arms, source=source, text=text,
         populations=parse_populations(data.get("populations"), arms, games, w),
     )  # fmt: skip
+
+
+def _play_key(arm: Arm) -> tuple[Any, ...]:
+    """What decides an arm's games besides the experiment-wide seed, games and seats.
+
+    The engine's rules array (so a preset name alone does not count) and each seat's
+    policy key (``Strategy.policy_key``: a parameter that cannot act under these rules
+    does not count). Equal keys: the arms play identical games.
+    """
+    rules = tuple(int(x) for x in arm.rules.to_array())
+    return (rules, tuple(make(spec).policy_key(arm.rules) for spec in arm.strategies))
+
+
+def _refuse_identical_arms(arms: list[Arm], where: str) -> None:
+    """ExperimentError naming two arms that would play identical games, and why.
+
+    Such arms (e.g. a grid value that only changes a parameter the rules or the other
+    parameters leave inert) would report the same numbers as if they were two findings.
+    """
+    seen: dict[tuple[Any, ...], Arm] = {}
+    for arm in arms:
+        key = _play_key(arm)
+        first = seen.setdefault(key, arm)
+        if first is arm:
+            continue
+        reasons: list[str] = []
+        for a, b in zip(first.strategies, arm.strategies, strict=True):
+            if a != b:
+                sa, sb = make(a), make(b)
+                for strat, other in ((sa, sb), (sb, sa)):
+                    for name, why in strat.inert_params(arm.rules).items():
+                        if strat.values[name] != other.values[name] and why not in reasons:
+                            reasons.append(why)
+        detail = "; ".join(reasons) if reasons else "same strategies and same rules array"
+        raise ExperimentError(
+            f"{where}arms {first.name!r} and {arm.name!r} would play identical games "
+            f"({detail}): change or drop one"
+        )
 
 
 def load_experiment(path: Path) -> Experiment:

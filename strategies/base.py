@@ -22,9 +22,20 @@ from haggis_sim.errors import InputError
 
 from .kernels import PARAM_CHOICES, PARAM_SLOTS, PARAM_WIDTH
 
+INERT = "<inert>"  # a policy key's value for a parameter that cannot change a decision
+
 
 class StrategyError(InputError):
     """An unknown strategy, or bad parameters for one."""
+
+
+class InertParameterError(StrategyError):
+    """Parameter values that make one of the parameters inert (it could never act).
+
+    Example: a heuristic whose Little-bet threshold ``bet`` is not below its Big-bet
+    threshold ``big`` would never make a Little bet, so its ``bet`` value means nothing;
+    such a strategy is refused when made rather than run as something it does not say.
+    """
 
 
 def _check_compiled_id(owner: str, cid: object) -> None:
@@ -118,6 +129,34 @@ class Strategy:
         self.values: dict[str, Any] = {
             p.name: p.parse(values[p.name]) if p.name in values else p.default for p in self.params
         }
+        self.check_values()
+
+    def check_values(self) -> None:
+        """Refuse combinations of parameter values that could not mean what they say.
+
+        Called once the values are parsed; a subclass raises :class:`InertParameterError`
+        for a combination that leaves a parameter inert whatever the rules. The base
+        class accepts every combination.
+        """
+
+    def policy_key(self, rules: hs.Rules) -> tuple[Any, ...]:
+        """What decides this strategy's play under ``rules``: equal keys, equal decisions.
+
+        Two strategies with equal keys under the same rules make the same decision in
+        every position from the same random stream (experiments use this to refuse arms
+        that would replay one policy). The base class keys on the name and every value;
+        a subclass may replace a value that is inert under ``rules`` by a marker saying
+        why (see :meth:`inert_params`), and must never merge values that can differ.
+        """
+        inert = self.inert_params(rules)
+        return (self.name, *((k, INERT if k in inert else v) for k, v in self.values.items()))
+
+    def inert_params(self, rules: hs.Rules) -> dict[str, str]:
+        """Parameters whose value cannot change a decision under ``rules``, with the reason.
+
+        The base class names none.
+        """
+        return {}
 
     @property
     def spec(self) -> str:

@@ -10,7 +10,7 @@ import haggis_sim as hs
 from haggis_sim import kernel as K
 
 from . import kernels
-from .base import Param, Strategy
+from .base import InertParameterError, Param, Strategy
 
 
 class CompiledStrategy(Strategy):
@@ -65,25 +65,125 @@ class HeuristicStrategy(CompiledStrategy):
     name = "heuristic"
     description = (
         "Sheds cheaply (low ranks, many cards per lead, wilds spent as 'wild' allows), bets "
-        "when its hand-strength estimate passes a threshold, bombs early, late or never."
+        "when its estimated chance that the bet succeeds (under the rules' bet_settlement) "
+        "passes a threshold, bombs early, late (when cheap or to stop an opponent about to "
+        "go out) or never."
     )
     params = (
-        Param("bet", float, 0.55, "hand strength at which it makes a Little bet (15)", 0.0, 1.01),
-        Param("big", float, 0.6, "hand strength at which it makes a Big bet (30)", 0.0, 1.01),
-        Param("baby", float, 0.5, "hand strength for a Baby bet (5), where allowed", 0.0, 1.01),
+        Param(
+            "bet",
+            float,
+            0.55,
+            "estimated success chance at which it makes a Little bet (15); takes_all/split: "
+            "the chance of going out first, threshold: of scoring 15 from going out and cards",
+            0.0,
+            1.01,
+        ),
+        Param(
+            "big",
+            float,
+            0.6,
+            "estimated success chance for a Big bet (30), as for bet; must exceed bet unless "
+            "bet > 1 (never Little)",
+            0.0,
+            1.01,
+        ),
+        Param(
+            "baby",
+            float,
+            0.5,
+            "estimated success chance for a Baby bet (5), where the rules offer it",
+            0.0,
+            1.01,
+        ),
         Param(
             "bomb",
             str,
             "late",
-            "early: bomb whenever nothing else wins the trick; late: only when an opponent "
-            "is close to going out or the trick is worth bomb_points; never",
+            "when nothing but a bomb beats the trick: early: always bomb; late: bomb when an "
+            "opponent holds at most bomb_out cards, or when the bomb gives away at most "
+            "bomb_give points; never (it still goes out with, or leads, a bomb when nothing "
+            "else is left)",
             choices=("early", "late", "never"),
         ),
-        Param("bomb_cards", int, 5, "late bombing: an opponent holds at most this many", 1, 17),
-        Param("bomb_points", int, 5, "late bombing: the trick is worth at least this", 0, 200),
+        Param(
+            "bomb_out",
+            int,
+            3,
+            "late bombing: bomb whatever it costs when an opponent holds at most this many "
+            "cards (0: never for this reason)",
+            0,
+            17,
+        ),
+        Param(
+            "bomb_give",
+            int,
+            4,
+            "late bombing: bomb when the bomb's own card points plus 10 x (1 - wild) per "
+            "J/Q/K it spends are at most this (the trick goes to an opponent either way)",
+            -1,
+            200,
+        ),
         Param("wild", float, 0.5, "readiness to spend J/Q/K as wild cards (1: freely)", 0.0, 1.0),
     )
     compiled_id = kernels.HEURISTIC_ID
+
+    # bet thresholds, largest bet first: (value, parameter, bet name)
+    BETS = ((30, "big", "Big"), (15, "bet", "Little"), (5, "baby", "Baby"))
+
+    def check_values(self) -> None:
+        """Refuse ``bet`` >= ``big`` (with ``bet`` <= 1): it would never make a Little bet.
+
+        Every rule set offers Little and Big bets. Under takes_all and split both succeed
+        when the bettor goes out first, so they share one success chance, and a hand that
+        reaches ``bet`` reaches ``big`` too and bets Big. Under threshold the chance falls
+        with the value, so such a pair would ask more confidence for the smaller bet.
+        ``bet`` > 1 (never Little) is accepted. ``baby`` >= ``bet`` is not refused here:
+        Baby bets exist only under some rules (deluxe, aid), which a strategy does not
+        know when it is made; an experiment sees the rules and flags it (inert_params).
+        """
+        bet, big = self.values.get("bet"), self.values.get("big")
+        if bet is None or big is None:
+            return  # a subclass without both thresholds
+        if bet <= 1.0 and bet >= big:
+            raise InertParameterError(
+                f"heuristic: bet={bet} >= big={big} never makes a Little bet (a hand that "
+                "reaches bet also reaches big and bets Big); set big above bet, or bet=1.01 "
+                "for no Little bets"
+            )
+
+    def inert_params(self, rules: hs.Rules) -> dict[str, str]:
+        """Parameters that cannot change a decision under ``rules``, with the reason.
+
+        A bet threshold is inert when the rules do not offer that bet, when it is above 1
+        (the success chance never reaches it), or, under takes_all and split (one success
+        chance for every bet), when it is not below the threshold of a larger bet on offer
+        (that bet is made first). ``bomb_out`` and ``bomb_give`` act only with bomb=late.
+        """
+        v = self.values
+        out: dict[str, str] = {}
+        one_chance = rules.bet_settlement != "threshold"
+        larger: list[tuple[str, float]] = []  # thresholds of the larger bets on offer
+        for value, name, label in self.BETS:
+            if name not in v:
+                continue  # a subclass without this threshold
+            if value not in rules.bet_values:
+                out[name] = f"the rules offer no {label} bet ({value})"
+                continue
+            if v[name] > 1.0:
+                out[name] = f"{name}={v[name]} > 1: never a {label} bet"
+            elif one_chance and any(v[name] >= t for _, t in larger):
+                by = next(n for n, t in larger if v[name] >= t)
+                out[name] = (
+                    f"{name}={v[name]} >= {by}={v[by]}: never a {label} bet under "
+                    f"{rules.bet_settlement}"
+                )
+            else:
+                larger.append((name, v[name]))
+        if v.get("bomb", "late") != "late":
+            for name in ("bomb_out", "bomb_give"):
+                out[name] = f"{name} acts only with bomb=late (bomb={v['bomb']})"
+        return out
 
 
 class MctsStrategy(CompiledStrategy):

@@ -19,19 +19,22 @@ from haggis_sim.kernel import njit
 RANDOM_PARAMS = ("bet",)
 RANDOM_BET = RANDOM_PARAMS.index("bet")
 
-HEURISTIC_PARAMS = ("bet", "big", "baby", "bomb", "bomb_cards", "bomb_points", "wild")
+HEURISTIC_PARAMS = ("bet", "big", "baby", "bomb", "bomb_out", "bomb_give", "wild")
 H_BET = HEURISTIC_PARAMS.index("bet")
 H_BIG = HEURISTIC_PARAMS.index("big")
 H_BABY = HEURISTIC_PARAMS.index("baby")
 H_BOMB = HEURISTIC_PARAMS.index("bomb")
-H_BOMB_CARDS = HEURISTIC_PARAMS.index("bomb_cards")
-H_BOMB_POINTS = HEURISTIC_PARAMS.index("bomb_points")
+H_BOMB_OUT = HEURISTIC_PARAMS.index("bomb_out")
+H_BOMB_GIVE = HEURISTIC_PARAMS.index("bomb_give")
 H_WILD = HEURISTIC_PARAMS.index("wild")
 # values of the ``bomb`` choice parameter (its slot holds the index of the choice)
 BOMB_MODES = ("early", "late", "never")
 BOMB_EARLY = BOMB_MODES.index("early")
 BOMB_LATE = BOMB_MODES.index("late")
 BOMB_NEVER = BOMB_MODES.index("never")
+# points a face card spent in a bomb costs at ``wild`` = 0 (scaled by 1 - wild): besides its
+# card points, a J/Q/K in a bomb is a wild the hand no longer has to complete sets and runs
+WILD_SPENT_POINTS = 10.0
 
 # The MCTS kernel's slots and rollout choices (``strategies.ismcts`` derives its M_* and
 # ROLLOUT_* constants from these). They live here, not in ``kernels``, because ismcts
@@ -116,23 +119,79 @@ def hand_strength(obs, seat):
     return min(1.0, max(0.0, s))
 
 
+# Under bet_settlement = threshold a bet succeeds when the bettor's round score from going
+# out and captured cards reaches its value. The expected such score is read off the hand
+# strength, SCORE_PER_STRENGTH * strength - SCORE_OFFSET, and the chance of reaching v is
+# logistic in (expected - v) / SCORE_SPREAD: fitted to the heuristic's own rounds under
+# `aid` (2 and 3 players, classic card points; 165,000 bettor-rounds).
+SCORE_PER_STRENGTH = 65.0
+SCORE_OFFSET = 5.0
+SCORE_SPREAD = 8.5
+BS_THRESHOLD = K.layout.BS_THRESHOLD
+R_SETTLEMENT = K.layout.R_SETTLEMENT
+
+
+@njit(cache=True)
+def bet_success_chance(obs, seat, value):
+    """The heuristic's estimate of the chance that a bet of ``value`` succeeds.
+
+    takes_all and split: the bet succeeds when the bettor goes out first, whatever its
+    value, so the chance is the hand strength (:func:`hand_strength`), the same for
+    every value. threshold: it succeeds when the round score from going out and
+    captured cards reaches ``value``, which a middling hand usually does for 5 and
+    rarely for 30, so the chance falls with the value (see ``SCORE_PER_STRENGTH``).
+    """
+    st = hand_strength(obs, seat)
+    if obs[K.R_BASE + R_SETTLEMENT] != BS_THRESHOLD:
+        return st
+    expected = SCORE_PER_STRENGTH * st - SCORE_OFFSET
+    return 1.0 / (1.0 + np.exp((value - expected) / SCORE_SPREAD))
+
+
 @njit(cache=True)
 def _bet_choice(obs, params, seat):
-    """Bet value by the strength thresholds (0: no bet)."""
-    st = hand_strength(obs, seat)
+    """The largest allowed bet whose success chance reaches its threshold (0: no bet).
+
+    Big (30) needs ``big``, Little (15) ``bet``, Baby (5) ``baby``; the chance is
+    :func:`bet_success_chance`, which reads the rules' ``bet_settlement``.
+    """
     mask = obs[K.R_BASE + K.R_BET_MASK]
-    if mask & 4 and st >= params[H_BIG]:
+    if mask & 4 and bet_success_chance(obs, seat, 30) >= params[H_BIG]:
         return 30
-    if mask & 2 and st >= params[H_BET]:
+    if mask & 2 and bet_success_chance(obs, seat, 15) >= params[H_BET]:
         return 15
-    if mask & 1 and st >= params[H_BABY]:
+    if mask & 1 and bet_success_chance(obs, seat, 5) >= params[H_BABY]:
         return 5
     return 0
 
 
 @njit(cache=True)
+def bomb_cost(obs, params, m):
+    """What bomb ``m`` gives away: its own cards' points (under the rules' ``card_points``)
+    plus ``WILD_SPENT_POINTS * (1 - wild)`` for each J/Q/K it spends.
+
+    The trick's points are not part of it: a bomb hands the trick to an opponent
+    (``bomb_capture``), and the alternative, a pass when nothing else beats, leaves the
+    trick to the opponent on top; either way an opponent captures it. What the bomb adds
+    to an opponent's pile is its own cards (captured with the trick), and what it takes
+    from its own hand is the wilds.
+    """
+    faces = K.popcount((m >> K.FACE_SHIFT) & 7)
+    pts = K.card_points(obs, m & K.CARDS_MASK)
+    return pts + (1.0 - params[H_WILD]) * WILD_SPENT_POINTS * faces
+
+
+@njit(cache=True)
 def heuristic_act(obs, params, rng, buf):
-    """Shed cheaply, bet by hand strength, bomb by policy (early, late, never)."""
+    """Shed cheaply, bet by estimated success chance, bomb by policy (early, late, never).
+
+    It bombs only when no other play beats the trick (it passes otherwise). ``early``
+    then always bombs; ``late`` bombs when an opponent holds at most ``bomb_out`` cards
+    (to stop them going out) or when :func:`bomb_cost` is at most ``bomb_give`` (the lead
+    is worth a cheap bomb); ``never`` passes. Of several bombs it plays the cheapest.
+    It leads a bomb when only bombs are left (every mode) and goes out with one when it
+    can (every mode but ``never``).
+    """
     ph = obs[K.S_PHASE]
     if ph == K.PH_GIVE_TRICK or ph == K.PH_GIVE_HAGGIS:
         return _give_to_lowest_score(obs)
@@ -153,7 +212,7 @@ def heuristic_act(obs, params, rng, buf):
     best = np.int64(0)
     best_key = 1e18
     best_bomb = np.int64(0)
-    best_bomb_rank = 99
+    best_bomb_cost = 1e18
     for i in range(n):
         m = buf[i]
         if m == 0:
@@ -163,8 +222,9 @@ def heuristic_act(obs, params, rng, buf):
         if size == my_size and not (is_bomb and params[H_BOMB] == BOMB_NEVER):
             return m  # going out beats everything (with a bomb unless bomb=never)
         if is_bomb:
-            if K.move_rank(m) < best_bomb_rank:
-                best_bomb_rank = K.move_rank(m)
+            c = bomb_cost(obs, params, m) * 10.0 + K.move_rank(m) * 0.1
+            if c < best_bomb_cost:
+                best_bomb_cost = c
                 best_bomb = m
             continue
         faces = K.popcount((m >> K.FACE_SHIFT) & 7)
@@ -185,11 +245,11 @@ def heuristic_act(obs, params, rng, buf):
         return best_bomb  # only bombs left to lead
     if mode == BOMB_NEVER:
         return np.int64(0)
-    if mode == BOMB_LATE:
-        worth = K.card_points(obs, obs[K.S_TRICK_CARDS])
-        if min_opp > params[H_BOMB_CARDS] and worth < params[H_BOMB_POINTS]:
-            return np.int64(0)
-    return best_bomb
+    if mode == BOMB_EARLY or min_opp <= params[H_BOMB_OUT]:
+        return best_bomb  # early: always; late: to stop an opponent about to go out
+    if bomb_cost(obs, params, best_bomb) <= params[H_BOMB_GIVE]:
+        return best_bomb  # late: cheap enough to buy the lead
+    return np.int64(0)
 
 
 @njit(cache=True)

@@ -386,12 +386,12 @@ def test_parameter_slots_are_the_kernels_names() -> None:
 
 
 def test_param_array_places_values_by_name() -> None:
-    strat = HeuristicStrategy(bet=0.11, big=0.22, baby=0.33, bomb="never", bomb_cards=4,
-                              bomb_points=6, wild=0.77)  # fmt: skip
+    strat = HeuristicStrategy(bet=0.11, big=0.22, baby=0.33, bomb="never", bomb_out=4,
+                              bomb_give=6, wild=0.77)  # fmt: skip
     arr = strat.param_array()
     assert arr[SK.H_BET] == 0.11 and arr[SK.H_BIG] == 0.22 and arr[SK.H_BABY] == 0.33
     assert arr[SK.H_BOMB] == SK.BOMB_NEVER and arr[SK.H_WILD] == 0.77
-    assert arr[SK.H_BOMB_CARDS] == 4 and arr[SK.H_BOMB_POINTS] == 6
+    assert arr[SK.H_BOMB_OUT] == 4 and arr[SK.H_BOMB_GIVE] == 6
     mcts = MctsStrategy(iters=33, c=0.4, rollout="random", value="game", bets="never", ms=1.5)
     arr_m = mcts.param_array()
     assert arr_m[ismcts.M_ITERS] == 33 and arr_m[ismcts.M_ROLLOUT] == ismcts.ROLLOUT_RANDOM

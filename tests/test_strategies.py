@@ -147,8 +147,8 @@ LEGALITY_SPECS = [
     "heuristic",
     "heuristic:bomb=early,wild=1",
     "heuristic:bomb=never,wild=0",
-    "heuristic:bomb=late,wild=1,bomb_cards=17,bomb_points=0",
-    "heuristic:bet=0,big=0,baby=0",
+    "heuristic:bomb=late,wild=1,bomb_out=17,bomb_give=0",
+    "heuristic:bet=0,big=0.3,baby=0",
     "mcts:iters=20,rollout=random",
     "mcts:iters=20,rollout=greedy",
     "mcts:iters=1,c=0,bets=never",
@@ -534,7 +534,7 @@ BAD_SPECS = {
     "random:bet=lots": ["bet", "float"],
     "greedy:x=1": ["greedy", "'x'"],
     "heuristic:wildness=1": ["heuristic", "wildness", "wild"],
-    "heuristic:bomb_cards=2.5": ["bomb_cards", "int"],
+    "heuristic:bomb_out=2.5": ["bomb_out", "int"],
     "heuristic:bomb=sometimes": ["bomb", "early", "late", "never"],
     "mcts:c=inf": ["c"],
     "heuristic:bet": ["bet", "k=v"],
@@ -570,7 +570,7 @@ def test_nan_parameter_is_out_of_range(spec: str) -> None:
         "greedy:",
         "heuristic",
         " heuristic : bomb = never , wild = 1 ",
-        "heuristic:bet=0.4,big=1.01,baby=0,bomb=early,bomb_cards=17,bomb_points=200,wild=0",
+        "heuristic:bet=0.4,big=1.01,baby=0,bomb=early,bomb_out=17,bomb_give=200,wild=0",
         "mcts",
         "mcts:iters=1,c=0,rollout=random,value=game,bets=never",
     ],
@@ -590,9 +590,9 @@ def test_valid_spec_round_trips(spec: str) -> None:
 
 
 def test_given_parameters_are_kept_others_default() -> None:
-    h = strategies.make("heuristic:bomb=never,wild=1,bomb_cards=3")
+    h = strategies.make("heuristic:bomb=never,wild=1,bomb_out=2")
     assert h.values["bomb"] == "never" and h.values["wild"] == 1.0
-    assert h.values["bomb_cards"] == 3 and isinstance(h.values["bomb_cards"], int)
+    assert h.values["bomb_out"] == 2 and isinstance(h.values["bomb_out"], int)
     assert h.values["bet"] == 0.55
     m = strategies.make("mcts:iters=30,rollout=random")
     assert m.values["iters"] == 30 and m.values["rollout"] == "random" and m.values["c"] == 0.7
@@ -678,20 +678,20 @@ def wilds(rows: np.ndarray) -> int:
 
 HEURISTIC_EFFECTS = {
     # parameter: (preset, more-of-it spec, less-of-it spec, what is counted)
-    "bet": ("revised", "heuristic:bet=0.4", "heuristic:bet=0.9", bets(15)),
-    "big": ("revised", "heuristic:big=0.3", "heuristic:big=1.01", bets(30)),
+    "bet": ("revised", "heuristic:bet=0.4", "heuristic:bet=0.9,big=0.95", bets(15)),
+    "big": ("revised", "heuristic:bet=0.2,big=0.3", "heuristic:big=1.01", bets(30)),
     "baby": ("deluxe", "heuristic:bet=1.01,big=1.01,baby=0.3", "heuristic:baby=1.01", bets(5)),
     "bomb": ("revised", "heuristic:bomb=early", "heuristic:bomb=never", bombs),
-    "bomb_cards": (
+    "bomb_out": (
         "revised",
-        "heuristic:bomb=late,bomb_points=200,bomb_cards=17",
-        "heuristic:bomb=late,bomb_points=200,bomb_cards=1",
+        "heuristic:bomb=late,bomb_give=-1,bomb_out=17",
+        "heuristic:bomb=late,bomb_give=-1,bomb_out=0",
         bombs,
     ),
-    "bomb_points": (
+    "bomb_give": (
         "revised",
-        "heuristic:bomb=late,bomb_cards=1,bomb_points=0",
-        "heuristic:bomb=late,bomb_cards=1,bomb_points=200",
+        "heuristic:bomb=late,bomb_out=0,bomb_give=200",
+        "heuristic:bomb=late,bomb_out=0,bomb_give=-1",
         bombs,
     ),
     "wild": ("revised", "heuristic:wild=1", "heuristic:wild=0", wilds),
@@ -853,7 +853,7 @@ def test_cli_lists_builtin_strategies_and_their_parameters() -> None:
     expected = {
         "random": ["bet"],
         "greedy": [],
-        "heuristic": ["bet", "big", "baby", "bomb", "bomb_cards", "bomb_points", "wild"],
+        "heuristic": ["bet", "big", "baby", "bomb", "bomb_out", "bomb_give", "wild"],
         "mcts": ["iters", "c", "rollout", "ms", "value", "bets"],
     }
     for name, params in expected.items():
