@@ -89,9 +89,9 @@ DIGESTS: dict[str, dict[str, str]] = {
         "moves": "ab179805f5d92fe12a5adc82605ac27ebc1f5dac545da6f59a6f08eadeb6dc9a",
     },
     "mcts-heuristic-3p": {
-        "games": "8d2b23b2f20b80f6cddc2eb9ebf0388c6390c9971c0148283a52cf29da965f51",
-        "rounds": "b69d526dbd1a3c4850e72b7c16fe450ebe4fd6b6772c2e88b172235f6d9095e2",
-        "moves": "d7812eb7161f79f09315597c6019679d5a88aa757bc2cb07a634e529b1bdbf10",
+        "games": "250b2e812fe8f80035c7d2d574901fbf4368d18640ae3e02b5a284d3622a9460",
+        "rounds": "faddbf69044008326fad901a4b7f095364630ef6ac545e0e7d95f60788bdf8b0",
+        "moves": "97feb7fe10a0b86b96023bfeb884984ac789a357eff6a2ae1acf84e4d2ed64d5",
     },
     "mcts-random-rollout-aid-2p": {
         "games": "1289e77795b8e438b01476a3d1b53d2af1cb91219c1b88cd606fbc4ed904b829",
@@ -122,35 +122,37 @@ def _digests(name: str, work: Path) -> dict[str, str]:
 
 #: (preset, players, spec) -> SHA-256 prefix of the actions at fixed positions, produced
 #: by running :func:`_position_actions_digest` on d124337 (this file copied into that
-#: checkout's tests/ and run there with ``python tests/test_mcts_speed.py --positions``).
-#: The specs are d124337's; its mcts valued rollouts by the round margin and bet by a
-#: threshold. Kept for the record: the game value and bets by search changed those.
+#: checkout's tests/ and run there with ``python tests/test_mcts_speed.py --positions``),
+#: when its positions came from a heuristic game. The specs are d124337's; its mcts valued
+#: rollouts by the round margin and bet by a threshold. Kept for the record: the bets by
+#: search changed those, and the heuristic's new bomb gate changed the positions, which
+#: now come from a greedy game (greedy's decisions are unchanged).
 POSITION_DIGESTS_D124337 = {
     ("revised", 2, "mcts"): "119:92dfff546a17a41f",
     ("revised", 3, "mcts"): "94:abb5ce44622b752f",
     ("aid", 2, "mcts:iters=60,rollout=random,bet=0.3"): "122:9a5c3f4c04f3855e",
 }
 
-#: The same positions less those where seat 0 may bet, produced on 687aa58 (whose
-#: decisions equal d124337's, above) with the specs of POSITION_DIGESTS_D124337.
+#: Seat 0's positions in one greedy game less those where it may bet, produced on 687aa58
+#: (whose decisions equal d124337's) with the specs of POSITION_DIGESTS_D124337.
 #: Today's mcts with ``value=round,bets=never`` must reproduce them: the game value and the
 #: bet search were added without changing any other decision.
 NO_BET_DIGESTS_687AA58 = {
-    ("revised", 2, "mcts:value=round,bets=never"): "109:c1e50e73238d638b",
-    ("revised", 3, "mcts:value=round,bets=never"): "88:c1fee34f8c5936dd",
-    ("aid", 2, "mcts:iters=60,rollout=random,value=round,bets=never"): "112:068cf0184bfd95f3",
+    ("revised", 2, "mcts:value=round,bets=never"): "108:a52fba77c4e9f050",
+    ("revised", 3, "mcts:value=round,bets=never"): "141:dab47ea5ff8cf3bd",
+    ("aid", 2, "mcts:iters=60,rollout=random,value=round,bets=never"): "108:c70261dc0615dc84",
 }
 
 #: Today's decisions at every position (``python tests/test_mcts_speed.py --positions``).
 POSITION_DIGESTS = {
-    ("revised", 2, "mcts"): "119:8be2d433b67c240f",
-    ("revised", 3, "mcts"): "94:de114b264e8d4273",
-    ("aid", 2, "mcts:iters=60,rollout=random"): "122:0573a4ae20659d46",
+    ("revised", 2, "mcts"): "118:e71d3492bdba14c2",
+    ("revised", 3, "mcts"): "150:9b96fdf71fe62380",
+    ("aid", 2, "mcts:iters=60,rollout=random"): "118:f2be92745bf4a67f",
 }
 
 
 def _position_actions_digest(preset: str, players: int, spec: str, skip_bets: bool = False) -> str:
-    """Digest of ``spec``'s actions at every position of seat 0 in one heuristic game.
+    """Digest of ``spec``'s actions at every position of seat 0 in one greedy game.
 
     Each decision gets a fresh stream seeded by its index, so unlike whole games (where a
     decision that consumes fewer random numbers shifts every later one) this pins each
@@ -167,7 +169,7 @@ def _position_actions_digest(preset: str, players: int, spec: str, skip_bets: bo
     from haggis_sim.engine.rng import new_stream
 
     strat = strategies.make(spec)
-    player = strategies.make("heuristic")
+    player = strategies.make("greedy")  # its decisions have not changed since d124337
     assert isinstance(strat, strategies.CompiledStrategy)
     assert isinstance(player, strategies.CompiledStrategy)
     st = S.init_state(hs.Rules.preset(preset, players=players).to_array())
