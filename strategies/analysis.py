@@ -29,6 +29,11 @@ on the observation, the alternatives, the parameters and ``seed``.
 >>> values = {str(a.action): a.value for a in analyze(rnd, samples=50)}
 >>> min(values, key=values.get)  # passing lets seat 1 lead its last card and go out
 'seat 0 passes'
+
+Each alternative also reports ``first_out``, the share of its samples in which the acting
+seat went out first. :func:`compare` scores alternatives against a baseline on the same
+deals and gives each difference an exact paired standard error; :data:`NO_BET`, "do not
+bet now, play on", may be analyzed against the bets wherever the seat may bet.
 """
 
 from __future__ import annotations
@@ -47,6 +52,10 @@ from . import ismcts
 
 ROLLOUTS = {"random": ismcts.ROLLOUT_RANDOM, "greedy": ismcts.ROLLOUT_GREEDY}
 VALUES = {"game": ismcts.VALUE_GAME, "round": ismcts.VALUE_ROUND}
+#: The alternative "do not bet now": no action is applied and the seat's play below it is
+#: searched (the search never bets deeper down). Legal wherever the seat may bet; its
+#: :class:`~haggis_sim.Action` is a bet of value 0 with this code (see :func:`describe`).
+NO_BET = int(ismcts.KEEP)
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,40 @@ class Alternative:
     margin: float  # mean round score margin over the best other seat, in points
     margin_stderr: float
     samples: int
+    first_out: float  # share of samples in which the acting seat went out first
+    first_out_stderr: float  # its binomial standard error, sqrt(p (1 - p) / samples)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One alternative minus the baseline, measured on the same deals and streams.
+
+    ``stderr`` and ``margin_stderr`` come from the per-deal differences, so they are the
+    paired standard errors: far smaller than the two alternatives' own errors combined
+    when common random numbers make the alternatives move together.
+    """
+
+    action: hs.Action
+    baseline: hs.Action
+    value: float  # mean reward of ``action`` minus the baseline's
+    stderr: float
+    margin: float  # mean round margin difference, in points
+    margin_stderr: float
+    samples: int
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """:func:`compare`'s answer: the baseline, each alternative, and their differences."""
+
+    baseline: Alternative
+    alternatives: tuple[Alternative, ...]
+    differences: tuple[Difference, ...]  # one per alternative, in the same order
+
+
+def describe(action: hs.Action) -> str:
+    """``str(action)``, except that :data:`NO_BET` reads "seat N does not bet"."""
+    return f"seat {action.seat} does not bet" if action.code == NO_BET else str(action)
 
 
 def _observation(position: hs.Round | hs.Game | hs.Observation) -> np.ndarray:
@@ -94,11 +137,67 @@ def analyze(
     ``position`` is a :class:`~haggis_sim.Round` or :class:`~haggis_sim.Game` (only the
     acting seat's observation of it is used) or that seat's
     :class:`~haggis_sim.Observation`. ``actions`` restricts the alternatives (each must
-    be legal); by default every legal action, bets included. Each alternative gets
-    exactly ``samples`` search iterations. ``value`` is the reward, ``"game"`` or
-    ``"round"`` (see the module docstring). Returns one :class:`Alternative` per action,
-    in the order given (by default the engine's order of legal actions).
+    be legal, or :data:`NO_BET` where the seat may bet); by default every legal action,
+    bets included. Each alternative gets exactly ``samples`` search iterations. ``value``
+    is the reward, ``"game"`` or ``"round"`` (see the module docstring). Returns one
+    :class:`Alternative` per action, in the order given (by default the engine's order of
+    legal actions).
     """
+    alternatives, _ = _run(position, actions, samples, c, rollout, value, seed)
+    return alternatives
+
+
+def compare(
+    position: hs.Round | hs.Game | hs.Observation,
+    baseline: hs.Action | int,
+    actions: Sequence[hs.Action | int],
+    *,
+    samples: int = 200,
+    c: float = 0.7,
+    rollout: str = "greedy",
+    value: str = "round",
+    seed: int = 0,
+) -> Comparison:
+    """Score ``actions`` against ``baseline`` at ``position``, on the same deals.
+
+    Why: a decision is about a difference ("bomb or the best other play?", "bet 15 or
+    not?"), and under common random numbers a difference is measured far more precisely
+    than either value; :class:`Difference` carries its exact paired standard error. The
+    alternatives score exactly as :func:`analyze` scores them (same seed, same numbers).
+    """
+    if not actions:
+        raise ValueError("no actions to compare with the baseline")
+    alternatives, sums = _run(position, [baseline, *actions], samples, c, rollout, value, seed)
+    base = alternatives[0]
+    diffs = []
+    for alt, row in zip(alternatives[1:], sums[1:], strict=True):
+        n = alt.samples
+        d = alt.value - base.value
+        dm = alt.margin - base.margin
+        diffs.append(
+            Difference(
+                action=alt.action,
+                baseline=base.action,
+                value=d,
+                stderr=_stderr(d * n, float(row[6]), n),
+                margin=dm,
+                margin_stderr=_stderr(dm * n, float(row[7]), n),
+                samples=n,
+            )
+        )
+    return Comparison(base, tuple(alternatives[1:]), tuple(diffs))
+
+
+def _run(
+    position: hs.Round | hs.Game | hs.Observation,
+    actions: Sequence[hs.Action | int] | None,
+    samples: int,
+    c: float,
+    rollout: str,
+    value: str,
+    seed: int,
+) -> tuple[list[Alternative], np.ndarray]:
+    """Check the request, run the forced-root-children search; the alternatives and raw sums."""
     obs = _observation(position)
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
         raise ValueError(f"samples must be a positive whole number, got {samples!r}")
@@ -112,38 +211,60 @@ def analyze(
         raise ValueError(f"seed must be a 64-bit integer, got {seed!r}")
     seat = int(obs[K.S_TO_ACT])
     buf = np.empty(K.MAX_MOVES, dtype=np.int64)
-    legal = [int(x) for x in buf[: K.legal_actions(obs, buf, True)]]
-    if actions is None:
-        codes = legal
-    else:
-        codes = []
-        for a in actions:
-            code = a.code if isinstance(a, hs.Action) else a
-            if isinstance(a, hs.Action) and a.seat != seat:
-                raise ValueError(f"{a} is an action of seat {a.seat}; seat {seat} is to act")
-            if not isinstance(code, int | np.integer) or int(code) not in legal:
-                raise ValueError(f"{a!r} is not a legal action of seat {seat} here")
-            codes.append(int(code))
-        if not codes:
-            raise ValueError("no actions to analyze")
+    codes = _codes(obs, seat, actions, buf)
     moves = np.array(codes, dtype=np.int64)
     sums = ismcts.analyze_alternatives(
         obs, moves, samples, np.int64(seed), float(c), ROLLOUTS[rollout], VALUES[value], buf
     )
     result = []
-    for code, (s, s2, m, m2, count) in zip(codes, sums, strict=True):
+    for code, row in zip(codes, sums, strict=True):
+        s, s2, m, m2, count, outs = (float(x) for x in row[:6])
         n = int(count)
+        p = outs / n
         result.append(
             Alternative(
-                action=action_from_code(seat, code),
+                action=_action(seat, code),
                 value=s / n,
                 stderr=_stderr(s, s2, n),
                 margin=m / n,
                 margin_stderr=_stderr(m, m2, n),
                 samples=n,
+                first_out=p,
+                first_out_stderr=math.sqrt(p * (1.0 - p) / n),
             )
         )
-    return result
+    return result, sums
+
+
+def _codes(
+    obs: np.ndarray, seat: int, actions: Sequence[hs.Action | int] | None, buf: np.ndarray
+) -> list[int]:
+    """The packed codes to analyze: every legal action, or ``actions`` checked one by one."""
+    legal = [int(x) for x in buf[: K.legal_actions(obs, buf, True)]]
+    if actions is None:
+        return legal
+    if K.can_bet(obs, seat):
+        legal.append(NO_BET)
+    codes = []
+    for a in actions:
+        code = a.code if isinstance(a, hs.Action) else a
+        if isinstance(a, hs.Action) and a.seat != seat:
+            raise ValueError(f"{a} is an action of seat {a.seat}; seat {seat} is to act")
+        if not isinstance(code, int | np.integer) or int(code) not in legal:
+            if isinstance(code, int | np.integer) and int(code) == NO_BET:
+                raise ValueError(f"NO_BET: seat {seat} may not bet here")
+            raise ValueError(f"{a!r} is not a legal action of seat {seat} here")
+        codes.append(int(code))
+    if not codes:
+        raise ValueError("no actions to analyze")
+    return codes
+
+
+def _action(seat: int, code: int) -> hs.Action:
+    """The Action of a packed code; :data:`NO_BET` is a bet of value 0."""
+    if code == NO_BET:
+        return hs.Action(seat, "bet", NO_BET, value=0)
+    return action_from_code(seat, code)
 
 
 def _stderr(total: float, squares: float, n: int) -> float:

@@ -553,7 +553,11 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf):
     seat's own decision is searched, which scores "do not bet" against the bets.
     ``value`` is the reward (:func:`round_values`). Returns one row per move: sum and sum
     of squares of the acting seat's reward, then of its round score margin over the best
-    other seat, then the number of samples.
+    other seat, then the number of samples (columns 0-4); then (5) the number of samples in
+    which the acting seat went out first (the shepherd), and (6, 7) the sums of squared
+    differences of its reward and margin from the first move's on the same deal, so the
+    standard error of a difference between alternatives is exact under common random
+    numbers (the first move's row holds zeros there).
     """
     seat = obs[K.S_TO_ACT]
     m = moves.shape[0]
@@ -586,8 +590,10 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf):
     deal = np.empty_like(obs)
     st = np.empty_like(obs)
     unseen = np.empty(45, dtype=np.int64)
-    out = np.zeros((m, 5), dtype=np.float64)
+    out = np.zeros((m, 8), dtype=np.float64)
     n = obs[K.S_NP]
+    reward0 = 0.0
+    margin0 = 0.0
     for g in range(groups):
         determinize_into(obs, seat, K.new_stream(K.derive(seed, 2 * g)), deal, unseen)
         for j in range(m):
@@ -612,6 +618,14 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf):
             out[j, 2] += margin
             out[j, 3] += margin * margin
             out[j, 4] += 1.0
+            if st[K.S_OUT] == seat:
+                out[j, 5] += 1.0
+            if j == 0:
+                reward0 = rewards[seat]
+                margin0 = float(margin)
+            else:
+                out[j, 6] += (rewards[seat] - reward0) ** 2
+                out[j, 7] += (margin - margin0) ** 2
     return out
 
 

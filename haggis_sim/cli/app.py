@@ -1,7 +1,7 @@
 """The ``haggis-sim`` application: every command, registered here and only here.
 
 Each command lives in a module of its group (:mod:`.play`, :mod:`.run`, :mod:`.logs`,
-:mod:`.report`, :mod:`.experiment`) as a plain function; this module adds them to the
+:mod:`.report`, :mod:`.experiment`, :mod:`.study`) as a plain function; this module adds them to the
 Typer app in the order ``--help`` lists them. Command modules import the engine and the
 data libraries inside the command, so ``--help`` stays fast.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from . import experiment, logs, play, report, run
+from . import experiment, logs, play, report, run, study
 
 app = typer.Typer(
     help="haggis-sim: play Haggis exactly by the rules, fast, and measure strategies.",
@@ -26,6 +26,7 @@ app.command()(logs.replay)
 app.command()(report.report)
 app.command()(experiment.experiment)
 app.command()(experiment.compare)
+app.command()(study.study)
 app.command(name="strategies")(play.list_strategies)
 app.command()(play.version)
 

@@ -1,0 +1,448 @@
+"""Counterfactual decision studies: what a bomb or a bet is worth, position by position.
+
+A study samples decisions the players of a logged run actually faced — *bomb
+opportunities* (the seat to act follows a trick and holds a bomb that beats it) or *bet
+opportunities* (a seat's first turn of a round, while it may still bet) — rebuilds each
+position by replaying the logged game through :class:`haggis_sim.Game`, and scores the
+alternatives from the acting seat's information set only (its
+:class:`~haggis_sim.Observation`) with :mod:`strategies.analysis`. Why: the run's win
+rates describe what its players did; a study asks what each alternative *would have been
+worth* at the same positions, so the answer is about the game, not about the players'
+habits (though the positions, and the play the search assumes below them, still come
+from a population: :attr:`Study.population` names it).
+
+Sampling (:func:`sample_positions`): deals in a seeded random order, one game per deal
+(games of one deal under rotated seats repeat its hands), every round of that game, at
+most one opportunity per round (chosen at random), until ``positions`` are found. So
+positions are close to independent, and the intervals across positions in
+:mod:`.decision_table` treat them so.
+
+Scoring without a max-of-noise bias: for bombs the best bomb and the best non-bomb play
+(pass included) are *chosen* on one set of deals (seed ``select``) and their difference
+is *measured* on an independent set (seed ``evaluate``), so picking the luckiest of
+several noisy estimates does not inflate the reported value. For bets every allowed bet
+is measured against not betting (no choice is made, so no selection bias), and the
+chance of going out first that bins the position is estimated on the independent
+``select`` deals, so the bin does not share noise with the difference it holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+import haggis_sim as hs
+from haggis_sim import kernel as K
+from haggis_sim.position import action_from_code
+from strategies.analysis import NO_BET, ROLLOUTS, VALUES, analyze, compare
+
+from ..engine.record import pack_logged_action
+from ..errors import IllegalAction, InputError
+from ..logs.manifest import read_manifest
+from ..logs.schema import ACTION_TYPES
+from . import decision_table
+from .replay import _read
+
+KINDS = ("bombs", "bets")
+MOVE_ORDER = ("game_id", "round", "turn")
+SELECT, EVALUATE = 0, 1  # the two independent seed streams of a position
+
+
+@dataclass(frozen=True)
+class StudySettings:
+    """What to sample and how hard to look: the parameters a study's numbers depend on."""
+
+    positions: int = 200  # opportunities to sample from the run
+    samples: int = 100  # search iterations per alternative, for choosing and for measuring
+    seed: int = 0  # picks the positions and the analysis deals: same seed, same study
+    c: float = 0.7  # UCB exploration constant of the search below each alternative
+    rollout: str = "greedy"
+    value: str = "round"  # the reward: "round" (squashed round margin) or "game"
+
+    def check(self) -> None:
+        """InputError naming the first setting out of range."""
+        for name in ("positions", "samples"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise InputError(f"{name} must be a positive whole number, got {v!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise InputError(f"seed must be a whole number >= 0, got {self.seed!r}")
+        if self.rollout not in ROLLOUTS:
+            raise InputError(f"rollout must be one of {', '.join(ROLLOUTS)}")
+        if self.value not in VALUES:
+            raise InputError(f"value must be one of {', '.join(VALUES)}")
+
+    def describe(self) -> str:
+        return (
+            f"ISMCTS with forced root children, {self.samples} samples per alternative to "
+            f"choose and {self.samples} on independent deals to measure, {self.rollout} "
+            f"rollouts, c={self.c}, value={self.value}, seed {self.seed}"
+        )
+
+
+@dataclass(frozen=True)
+class Opportunity:
+    """One sampled decision: where it happened and what the acting seat sees there."""
+
+    game_id: int
+    round: int
+    turn: int
+    seat: int
+    strategy: str  # the acting seat's strategy in the run
+    logged: str  # what it did in the log: "bomb", "play", "pass", "bet 15", "no bet"
+    observation: hs.Observation = field(repr=False)
+
+
+@dataclass(frozen=True)
+class Study:
+    """A finished study: the per-position rows, the table by situation, plain guidance."""
+
+    kind: str
+    run_dir: Path
+    settings: StudySettings
+    positions: pl.DataFrame  # one row per position (bets: per position and bet value)
+    table: pl.DataFrame  # by situation: positions, mean difference, 95% interval, share
+    guidance: list[str]
+    population: str  # whose positions, which run, which analysis
+
+
+def run_study(
+    kind: str,
+    run_dir: Path,
+    settings: StudySettings | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Study:
+    """Sample ``kind`` opportunities (``"bombs"`` or ``"bets"``) from ``run_dir`` and score them.
+
+    ``progress(done, total)`` is called after each scored position. Raises InputError
+    for an unknown kind, bad settings, or a run without move logs.
+    """
+    if kind not in KINDS:
+        raise InputError(f"unknown study {kind!r}; known: {', '.join(KINDS)}")
+    settings = settings or StudySettings()
+    settings.check()
+    rules, manifest = load_run(run_dir)
+    if kind == "bets" and not rules.bet_values:
+        raise InputError(f"run {run_dir} was played with no bets allowed: no bet to study")
+    found = list(sample_positions(run_dir, kind, settings.positions, settings.seed))
+    rows: list[dict[str, Any]] = []
+    for i, opp in enumerate(found):
+        score = score_bomb if kind == "bombs" else score_bets
+        for row in score(opp.observation, rules, settings, i):
+            rows.append({**_where(opp, i), **row})
+        if progress is not None:
+            progress(i + 1, len(found))
+    frame = pl.DataFrame(rows, infer_schema_length=None)
+    table = decision_table.summarize(kind, frame)
+    return Study(
+        kind=kind,
+        run_dir=run_dir,
+        settings=settings,
+        positions=frame,
+        table=table,
+        guidance=decision_table.guidance(kind, table),
+        population=_population(kind, run_dir, manifest, found, settings),
+    )
+
+
+def load_run(run_dir: Path) -> tuple[hs.Rules, dict[str, Any]]:
+    """The run's rules and manifest; InputError if it has no move log to replay."""
+    manifest = read_manifest(run_dir)
+    config = manifest.get("config")
+    if not isinstance(config, dict) or not config.get("log_moves", False):
+        raise InputError(
+            f"run {run_dir} has no move log (made with --no-log-moves): a study rebuilds "
+            "positions from the moves; play the run again without --no-log-moves"
+        )
+    rules_d = dict(manifest["rules"])
+    rules_d["bet_values"] = tuple(rules_d["bet_values"])
+    return hs.Rules(**rules_d), manifest
+
+
+def sample_positions(run_dir: Path, kind: str, positions: int, seed: int) -> Iterator[Opportunity]:
+    """Up to ``positions`` opportunities of ``kind``, depending only on the run and ``seed``.
+
+    Deals come in a seeded random order; of each, one game (rotated seats replay a deal's
+    hands) is replayed and at most one opportunity per round kept, chosen at random.
+    """
+    rules, manifest = load_run(run_dir)
+    players = rules.players
+    cols = ["game_id", "deal_id", *(f"strategy_{k}" for k in range(players))]
+    games = _read(run_dir, "games", lambda t: t.select(cols).sort("game_id"))
+    rng = np.random.default_rng([seed, 0x5CD])
+    deals = games.group_by("deal_id", maintain_order=True).agg(pl.col("game_id"))
+    order = rng.permutation(deals.height)
+    chosen = [int(rng.choice(deals["game_id"][int(i)].to_list())) for i in order]
+    by_id = {r["game_id"]: r for r in games.iter_rows(named=True)}
+    found = 0
+    for start in range(0, len(chosen), 32):
+        batch = chosen[start : start + 32]
+        moves = _read(run_dir, "moves", _select_games(batch))
+        if moves.height == 0 and start == 0:
+            raise InputError(f"run {run_dir} has no logged moves: nothing to study")
+        per_game = moves.partition_by("game_id", as_dict=True, maintain_order=True)
+        for gid in batch:
+            part = per_game.get((gid,))
+            if part is None:
+                continue
+            for opp in _game_opportunities(kind, rules, manifest, by_id[gid], part, rng):
+                yield opp
+                found += 1
+                if found >= positions:
+                    return
+
+
+def _select_games(ids: list[int]) -> Callable[[pl.LazyFrame], pl.LazyFrame]:
+    """The moves of games ``ids``, in play order."""
+    return lambda t: t.filter(pl.col("game_id").is_in(ids)).sort(MOVE_ORDER)
+
+
+def _game_opportunities(
+    kind: str,
+    rules: hs.Rules,
+    manifest: dict[str, Any],
+    game_row: dict[str, Any],
+    moves: pl.DataFrame,
+    rng: np.random.Generator,
+) -> Iterator[Opportunity]:
+    """Replay one logged game; yield one randomly chosen opportunity per round that has one."""
+    gid = int(game_row["game_id"])
+    game = hs.Game(rules, seed=int(manifest["seed"]), game_id=int(game_row["deal_id"]))
+    buf = np.empty(K.MAX_MOVES, dtype=np.int64)
+    current = -1
+    pending: list[Opportunity] = []
+    asked: set[int] = set()
+    for row in moves.iter_rows(named=True):
+        if row["round"] != current:
+            if pending:
+                yield pending[int(rng.integers(len(pending)))]
+            current, pending, asked = row["round"], [], set()
+        code = pack_logged_action(
+            ACTION_TYPES.index(row["type"]), row["width"], row["length"], row["rank"],
+            row["cards"], row["value"],
+        )  # fmt: skip
+        seat = game.to_act
+        if seat is not None and seat == row["seat"] and _is_opportunity(kind, game, buf, asked):
+            pending.append(
+                Opportunity(
+                    game_id=gid,
+                    round=int(row["round"]),
+                    turn=int(row["turn"]),
+                    seat=seat,
+                    strategy=str(game_row[f"strategy_{seat}"]),
+                    logged=_logged(row),
+                    observation=game.observation(seat),
+                )
+            )
+        try:
+            game.apply_action(code)
+        except IllegalAction as exc:
+            raise InputError(
+                f"game {gid} round {row['round']} turn {row['turn']} does not replay "
+                f"({exc}): the log does not match this version's engine"
+            ) from None
+    if pending:
+        yield pending[int(rng.integers(len(pending)))]
+
+
+def _is_opportunity(kind: str, game: hs.Game, buf: np.ndarray, asked: set[int]) -> bool:
+    """Whether the seat to act faces the decision studied (bets: only its first turn)."""
+    st = game.state_array
+    seat = int(st[K.S_TO_ACT])
+    if kind == "bets":
+        if seat in asked or st[K.S_PHASE] != K.PH_PLAY:
+            return False
+        asked.add(seat)
+        return bool(K.can_bet(st, seat))
+    if st[K.S_PHASE] != K.PH_PLAY or st[K.S_TOP] == 0:
+        return False
+    k = K.legal_actions(st, buf, False)
+    return any(K.move_type(buf[i]) == K.T_BOMB for i in range(k))
+
+
+def _logged(row: dict[str, Any]) -> str:
+    if row["type"] == "bet":
+        return f"bet {row['value']}"
+    return {"bomb": "bomb", "pass": "pass"}.get(row["type"], "play")
+
+
+def _where(opp: Opportunity, index: int) -> dict[str, Any]:
+    return {
+        "position": index,
+        "game_id": opp.game_id,
+        "round": opp.round,
+        "turn": opp.turn,
+        "seat": opp.seat,
+        "strategy": opp.strategy,
+        "logged": opp.logged,
+    }
+
+
+def acting_observation(position: hs.Round | hs.Game | hs.Observation) -> hs.Observation:
+    """The acting seat's observation: all a study may know of ``position``."""
+    if isinstance(position, hs.Observation):
+        return position
+    if position.to_act is None:
+        raise InputError("the round is over: there is no decision to study")
+    return position.observation(position.to_act)
+
+
+def position_seed(seed: int, index: int, stream: int) -> int:
+    """The analysis seed of position ``index``: ``SELECT`` and ``EVALUATE`` are independent."""
+    state = np.random.SeedSequence([seed, index, stream]).generate_state(1, dtype=np.uint64)
+    return int(state[0] >> np.uint64(1))
+
+
+def _search(settings: StudySettings, index: int, stream: int) -> dict[str, Any]:
+    """The keyword arguments of :func:`analyze` for one position and seed stream."""
+    return {
+        "samples": settings.samples,
+        "c": settings.c,
+        "rollout": settings.rollout,
+        "value": settings.value,
+        "seed": position_seed(settings.seed, index, stream),
+    }
+
+
+def situation(obs: hs.Observation, rules: hs.Rules) -> dict[str, Any]:
+    """Features of a position every study records: cards left and scores against the target."""
+    seat, n = obs.seat, obs.players
+    opponents = [(seat + k) % n for k in range(1, n)]
+    sizes = obs.hand_sizes
+    still_in = [sizes[o] for o in opponents if sizes[o] > 0]
+    target = rules.target_score if rules.game_end == "target" else None
+    best_opp = max(obs.scores[o] for o in opponents)
+    return {
+        "players": n,
+        "preset": rules.label,
+        "actor_cards": sizes[seat],
+        "next_opponent_cards": sizes[opponents[0]],
+        "other_opponent_cards": sizes[opponents[1]] if n == 3 else None,
+        "min_opponent_cards": min(still_in) if still_in else 0,
+        "actor_score": obs.scores[seat],
+        "best_opponent_score": best_opp,
+        "actor_to_target": None if target is None else target - obs.scores[seat],
+        "opponent_to_target": None if target is None else target - best_opp,
+    }
+
+
+def score_bomb(
+    position: hs.Round | hs.Game | hs.Observation,
+    rules: hs.Rules,
+    settings: StudySettings,
+    index: int = 0,
+) -> list[dict[str, Any]]:
+    """The best bomb against the best non-bomb play (pass included), at a bomb opportunity.
+
+    Both are chosen on the ``SELECT`` deals, their difference measured on the independent
+    ``EVALUATE`` deals. Returns one row: the situation, the trick's and the bomb's card
+    points under the rules in force, the wilds the bomb spends, and the difference in
+    value and round margin with paired standard errors.
+    """
+    obs = acting_observation(position)
+    arr = obs.array
+    buf = np.empty(K.MAX_MOVES, dtype=np.int64)
+    plays = [action_from_code(obs.seat, int(x)) for x in buf[: K.legal_actions(arr, buf, False)]]
+    bombs = [a for a in plays if a.combo is not None and a.combo.kind == "bomb"]
+    others = [a for a in plays if a not in bombs]
+    if not bombs or obs.top is None:
+        raise InputError("not a bomb opportunity: the seat to act must follow and hold a bomb")
+    value = {a.action: a.value for a in analyze(obs, plays, **_search(settings, index, SELECT))}
+    bomb = max(bombs, key=lambda a: value[a])
+    other = max(others, key=lambda a: value[a])
+    cmp = compare(obs, other, [bomb], **_search(settings, index, EVALUATE))
+    diff = cmp.differences[0]
+    cards = K.move_cards(bomb.code)
+    trick = K.card_points(arr, arr[K.S_TRICK_CARDS])
+    bomb_points = K.card_points(arr, cards)
+    return [
+        {
+            **situation(obs, rules),
+            "trick_points": int(trick),
+            "bomb": str(bomb.combo),
+            "bomb_points": int(bomb_points),
+            "bomb_wilds": int(cards >> K.FACE_SHIFT).bit_count(),
+            "trick_plus_bomb_points": int(trick + bomb_points),
+            "best_other": str(other),
+            "bombs": len(bombs),
+            "others": len(others),
+            "bomb_value": cmp.alternatives[0].value,
+            "other_value": cmp.baseline.value,
+            "value_diff": diff.value,
+            "value_diff_se": diff.stderr,
+            "margin_diff": diff.margin,
+            "margin_diff_se": diff.margin_stderr,
+            "samples": diff.samples,
+        }
+    ]
+
+
+def score_bets(
+    position: hs.Round | hs.Game | hs.Observation,
+    rules: hs.Rules,
+    settings: StudySettings,
+    index: int = 0,
+) -> list[dict[str, Any]]:
+    """Every allowed bet against not betting, at a bet opportunity: one row per bet value.
+
+    The chance of going out first (from the no-bet alternative) is estimated on the
+    ``SELECT`` deals; the differences are measured on the independent ``EVALUATE`` deals.
+    """
+    obs = acting_observation(position)
+    arr = obs.array
+    if not K.can_bet(arr, obs.seat):
+        raise InputError("not a bet opportunity: the seat to act may not bet here")
+    buf = np.empty(K.MAX_MOVES, dtype=np.int64)
+    codes = buf[: K.legal_actions(arr, buf, True)]
+    bets = [action_from_code(obs.seat, int(x)) for x in codes if K.move_type(x) == K.T_BET]
+    (keep,) = analyze(obs, [NO_BET], **_search(settings, index, SELECT))
+    cmp = compare(obs, NO_BET, bets, **_search(settings, index, EVALUATE))
+    common = {
+        **situation(obs, rules),
+        "settlement": rules.bet_settlement,
+        "first_out": keep.first_out,
+        "first_out_se": keep.first_out_stderr,
+        "no_bet_value": cmp.baseline.value,
+    }
+    return [
+        {
+            **common,
+            "bet": alt.action.value,
+            "bet_first_out": alt.first_out,
+            "bet_value": alt.value,
+            "value_diff": d.value,
+            "value_diff_se": d.stderr,
+            "margin_diff": d.margin,
+            "margin_diff_se": d.margin_stderr,
+            "samples": d.samples,
+        }
+        for alt, d in zip(cmp.alternatives, cmp.differences, strict=True)
+    ]
+
+
+def _population(
+    kind: str,
+    run_dir: Path,
+    manifest: dict[str, Any],
+    found: list[Opportunity],
+    settings: StudySettings,
+) -> str:
+    """Whose positions these are and how they were analyzed, in one paragraph."""
+    what = "bomb opportunities" if kind == "bombs" else "bet opportunities"
+    counts: dict[str, int] = {}
+    for opp in found:
+        counts[opp.strategy] = counts.get(opp.strategy, 0) + 1
+    acting = ", ".join(f"{s} {n}" for s, n in sorted(counts.items(), key=lambda x: -x[1]))
+    short = f" (the run has only {len(found)})" if len(found) < settings.positions else ""
+    rules = manifest["rules"]
+    return (
+        f"{len(found)} {what}{short} from run {run_dir} "
+        f"({manifest['config']['games']} games, {rules['players']} players, "
+        f"{rules['preset_name']} rules; strategies {', '.join(manifest['config']['strategies'])}); "
+        f"acting: {acting or 'nobody'}. Analysis: {settings.describe()}."
+    )

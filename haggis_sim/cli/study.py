@@ -1,0 +1,183 @@
+"""``haggis-sim study KIND RUN``: counterfactual bomb or bet studies over a logged run."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from ..errors import InputError
+from .common import fail, quiet_terminal
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from ..analytics.decisions import Study
+
+KINDS = ("bombs", "bets")  # as haggis_sim.analytics.decisions.KINDS, without importing it
+
+
+def study(
+    kind: Annotated[str, typer.Argument(help="What to study: bombs or bets.")],
+    run_dir: Annotated[Path, typer.Argument(help="A run folder made with move logs.")],
+    positions: Annotated[
+        int, typer.Option("--positions", help="Opportunities to sample from the run.")
+    ] = 200,
+    samples: Annotated[
+        int,
+        typer.Option("--samples", help="Search iterations per alternative (choose, then measure)."),
+    ] = 100,
+    seed: Annotated[int, typer.Option("--seed", help="Picks positions and analysis deals.")] = 0,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write the per-position table to a .parquet or .csv file."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing --out file.")] = False,
+) -> None:
+    """What a bomb, or a bet, would have been worth at positions the run's players faced.
+
+    Samples bomb opportunities (following a trick, holding a bomb that beats it) or bet
+    opportunities (a seat's first turn of a round) from the logged games, rebuilds each,
+    and scores the alternatives from the acting seat's information set with the decision
+    analysis (ISMCTS, forced root children). Prints the table by situation with 95%
+    intervals and guidance lines where an interval excludes 0.
+    """
+    if kind not in KINDS:
+        raise fail(f"unknown study {kind!r}; choose one of {', '.join(KINDS)}")
+    from ..analytics.decisions import StudySettings, load_run, run_study
+
+    settings = StudySettings(positions=positions, samples=samples, seed=seed)
+    try:
+        settings.check()
+        load_run(run_dir)
+    except InputError as exc:
+        raise fail(str(exc)) from None
+    tmp = _reserve(out, force, run_dir) if out is not None else None
+    t0 = time.perf_counter()
+    try:
+        with _Progress(show=not quiet_terminal()) as progress:
+            result = run_study(kind, run_dir, settings, progress=progress.update)
+        if out is not None and tmp is not None:
+            _write(result.positions, tmp, out)
+    except InputError as exc:
+        raise fail(str(exc)) from None
+    except KeyboardInterrupt:
+        typer.echo("interrupted: nothing written", err=True)
+        raise typer.Exit(code=130) from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+    _show(result, time.perf_counter() - t0)
+    if out is not None:
+        typer.echo(f"wrote {out} ({result.positions.height} rows)")
+
+
+def _reserve(out: Path, force: bool, run_dir: Path) -> Path:
+    """Check ``--out`` before any work and reserve its temporary file; exit 2 if refused."""
+    if out.suffix not in (".parquet", ".csv"):
+        raise fail(f"--out must end in .parquet or .csv, got {out.name!r}")
+    if out.is_dir():
+        raise fail(f"--out {out} is a folder")
+    if out.exists() and not force:
+        raise fail(f"--out {out} already exists (add --force to replace it)")
+    if not out.parent.is_dir():
+        raise fail(f"--out {out}: folder {out.parent} does not exist")
+    if Path(os.path.abspath(run_dir)) in Path(os.path.abspath(out)).parents:
+        raise fail(f"--out {out} is inside the run folder; write it elsewhere")
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    try:
+        tmp.open("xb").close()
+    except OSError as exc:
+        raise fail(f"cannot write --out {out}: {exc.strerror or exc}") from None
+    return tmp
+
+
+def _write(frame: pl.DataFrame, tmp: Path, out: Path) -> None:
+    """Write ``frame`` to ``tmp`` and rename it to ``out``: ``out`` is whole or untouched."""
+    try:
+        if out.suffix == ".parquet":
+            frame.write_parquet(tmp, compression="zstd")
+        else:
+            frame.write_csv(tmp)
+        os.replace(tmp, out)
+    except OSError as exc:
+        raise fail(f"cannot write --out {out}: {exc.strerror or exc}") from None
+
+
+def _show(result: Study, seconds: float) -> None:
+    """Print the table by situation, the guidance lines and whose positions they are."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=None if sys.stdout.isatty() else 140)
+    what = "bomb − best non-bomb play (pass included)" if result.kind == "bombs" else "bet − no bet"
+    table = Table(title=f"{what}: mean over positions, 95% interval", title_justify="left")
+    bets = result.kind == "bets"
+    heads = ["situation", "bin", *(["settlement", "bet"] if bets else []), "positions",
+             "value diff", "margin diff (points)", "alternative better"]  # fmt: skip
+    for h in heads:
+        table.add_column(h, justify="left" if h in ("situation", "bin", "settlement") else "right")
+    for r in result.table.iter_rows(named=True):
+        table.add_row(
+            r["factor"],
+            r["bin"],
+            *([r["settlement"], str(r["bet"])] if bets else []),
+            str(r["positions"]),
+            _ci(r["value_diff"], r["value_low"], r["value_high"], "{:+.3f}"),
+            _ci(r["margin_diff"], r["margin_low"], r["margin_high"], "{:+.1f}"),
+            _ci(r["better_share"] * 100, r["better_low"] * 100, r["better_high"] * 100, "{:.0f}%"),
+        )
+    console.print(table)
+    console.print("Guidance (a claim only where the interval excludes 0):", markup=False)
+    for line in result.guidance:
+        console.print(f"  {line}", markup=False, highlight=False)
+    console.print(f"Population: {result.population}", markup=False, highlight=False)
+    console.print(f"{seconds:,.1f} s", markup=False, highlight=False)
+
+
+def _ci(mean: float, low: float, high: float, fmt: str) -> str:
+    if low != low:  # NaN: one position, no interval
+        return fmt.format(mean)
+    return f"{fmt.format(mean)} [{fmt.format(low)}, {fmt.format(high)}]"
+
+
+class _Progress:
+    """A rich progress bar on stderr for the scoring of positions (hidden when quiet)."""
+
+    def __init__(self, show: bool) -> None:
+        self.show = show
+        self.task: Any = None  # a rich TaskID once the total is known
+        if show:
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.progress = Progress(
+                TextColumn("scoring positions"),
+                BarColumn(),
+                TextColumn("{task.completed}/{task.total}"),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+
+    def __enter__(self) -> _Progress:
+        if self.show:
+            self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.show:
+            self.progress.stop()
+
+    def update(self, done: int, total: int) -> None:
+        if not self.show:
+            return
+        if self.task is None:
+            self.task = self.progress.add_task("study", total=total)
+        self.progress.update(self.task, completed=done, total=total)
