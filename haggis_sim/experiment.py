@@ -54,6 +54,13 @@ from .analytics.compare import (
     same_deals,
 )
 from .errors import InputError
+from .experiment_studies import (
+    StudySpec,
+    parse_studies,
+    run_studies,
+    studies_html,
+    studies_markdown,
+)
 from .logs.manifest import MANIFEST, read_manifest
 from .presets import PRESETS
 from .rules import Rules
@@ -68,6 +75,7 @@ class ExperimentError(InputError):
 TOP_KEYS = (
     "name", "question", "games", "seed", "players", "rules", "rule", "strategies", "seats",
     "metric", "goal", "entry", "also", "log_moves", "chunk_size", "arms", "grid", "populations",
+    "studies",
 )  # fmt: skip
 ARM_KEYS = ("name", "strategies", "rules", "players", "rule")
 GRID_KEYS = ("param", "rule", "values", "entry")
@@ -127,6 +135,7 @@ class Experiment:
     source: Path | None = None
     text: str = field(default="", repr=False)
     populations: list[Population] = field(default_factory=list)
+    studies: list[StudySpec] = field(default_factory=list)
 
     @property
     def metrics(self) -> list[str]:
@@ -328,11 +337,15 @@ def parse_experiment(
                 f"{w}'entry' = {entry} but arm {arm.name!r} has {len(arm.strategies)} strategies"
             )
     _refuse_identical_arms(arms, w)
+    populations = parse_populations(data.get("populations"), arms, games, w)
+    studies = parse_studies(
+        data.get("studies"), [a.name for a in arms], [p.name for p in populations], log_moves,
+        seed, w, ExperimentError,
+    )  # fmt: skip
     return Experiment(
         name=name, question=question, games=games, seed=seed, seats=seats, metric=metric,
         goal=goal, entry=entry, also=list(also), log_moves=log_moves, chunk_size=chunk_size,
-        arms=arms, source=source, text=text,
-        populations=parse_populations(data.get("populations"), arms, games, w),
+        arms=arms, source=source, text=text, populations=populations, studies=studies,
     )  # fmt: skip
 
 
@@ -551,6 +564,18 @@ def run_experiment(
             f"{arm.players} players)")  # fmt: skip
         execute(sub.run_config(arm, jobs), arm_dir, resume=state == "resume")
     summary = summarize_populations(exp, out) if exp.populations else summarize(exp, out)
+    if exp.studies:
+        try:
+            summary["studies"] = run_studies(
+                exp.studies,
+                lambda spec: (
+                    out / spec.population / spec.arm if spec.population else out / spec.arm
+                ),
+                lambda name, text: _write_own(out, marker, name, text),
+                say,
+            )
+        except OSError as exc:
+            raise ExperimentError(f"cannot write into {out}: {exc.strerror or exc}") from None
     try:
         _write_own(
             out, marker, "summary.json", json.dumps(summary, indent=2, default=_json_default)
@@ -795,7 +820,9 @@ def summary_markdown(summary: dict[str, Any]) -> str:
     """The summary as Markdown: the question, the arms, one table per metric, the best arm
     (with populations: :func:`populations_markdown`)."""
     if "populations" in summary:
-        return populations_markdown(summary)
+        return "\n".join(
+            [populations_markdown(summary), *studies_markdown(summary.get("studies", []))]
+        )
     lines = [
         f"# Experiment {summary['name']}",
         "",
@@ -831,6 +858,7 @@ def summary_markdown(summary: dict[str, Any]) -> str:
         if fair:
             lines += ["", fair.strip()]
     lines += ["", f"**{best_line(summary)}**", ""]
+    lines += studies_markdown(summary.get("studies", []))
     return "\n".join(lines)
 
 
@@ -1051,6 +1079,7 @@ def experiment_page(summary: dict[str, Any], forest: str | None, report: str | N
          f"{a['games']:,}", "yes" if a["paired_with_first"] else "no"]
         for a in summary["arms"]
     ]  # fmt: skip
+    out.append(studies_html(summary.get("studies", [])))
     out.append(
         "<details id='metadata'><summary>Run metadata: arms, strategies, seed, seats</summary>"
         f"<p>Seed {summary['seed']}, seats {e(summary['seats'])}, "
@@ -1514,6 +1543,7 @@ def population_page(summary: dict[str, Any], forests: dict[str, str], report: st
             rows = result_rows(p["summary"], metric)
             out.append(f"<h4>population {e(p['name'])}</h4>")
             out.append(_table(ROW_HEADER, [[labels[p["name"]][r[0]], *r[1:]] for r in rows]))
+    out.append(studies_html(summary.get("studies", [])))
     out.append(
         "<details id='metadata'><summary>Run metadata: arms and strategies per population, "
         "seed, seats</summary>"

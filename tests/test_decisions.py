@@ -139,6 +139,7 @@ def test_features_of_a_constructed_bomb_position() -> None:
     )
     assert row["min_opponent_cards"] == 3
     assert (row["actor_score"], row["best_opponent_score"]) == (200, 180)
+    assert row["actor_lead"] == 20
     assert (row["actor_to_target"], row["opponent_to_target"]) == (50, 70)
     assert (row["players"], row["preset"], row["best_other"]) == (3, "revised", "seat 0 passes")
     assert row["value_diff"] == pytest.approx(row["bomb_value"] - row["other_value"])
@@ -227,7 +228,7 @@ def _positions(diffs: list[float], **extra: Any) -> pl.DataFrame:
     return pl.DataFrame(
         {"value_diff": diffs, "margin_diff": [d * 100 for d in diffs],
          "trick_plus_bomb_points": [3] * n, "bomb_wilds": [2] * n, "min_opponent_cards": [12] * n,
-         **extra}
+         "actor_cards": [9] * n, "actor_lead": [-60] * n, **extra}
     )  # fmt: skip
 
 
@@ -255,10 +256,13 @@ def test_guidance_claims_only_where_the_interval_excludes_zero() -> None:
     bets = _positions([0.05, 0.06, 0.04], bet=[15] * 3, settlement=["split"] * 3,
                       first_out=[0.9, 0.2, 0.1])  # fmt: skip
     table = decision_table.summarize("bets", bets)
-    assert table["bin"].to_list() == ["all", "0–20%", "20–40%", "80–100%"]  # 20% opens a bin
+    assert table["bin"].to_list() == [  # 20% opens a bin
+        "all", "0–20%", "20–40%", "80–100%", "behind by 50+ points"
+    ]  # fmt: skip
     lines = decision_table.guidance("bets", table)
     assert lines[0].startswith("bet 15 (split) (all positions): +0.050 [")
     assert lines[1].startswith("bet 15 (split) or not when the chance of going out first is 0–20%")
+    assert lines[-1].startswith("bet 15 (split) when behind by 50+ points in the game: +0.050 [")
 
 
 def _invoke(*args: str) -> Any:

@@ -58,6 +58,17 @@ class Factor:
 
 
 ALL = Factor("all positions", None)
+# the game score: the actor's total minus the best opponent's, before this round
+LEAD = Factor(
+    "actor's lead in the game",
+    "actor_lead",
+    (-50, -1, 49),
+    phrase="when {bin} in the game",
+    labels=("behind by 50+ points", "behind by 1–49", "level or ahead by up to 49", "ahead by 50+"),
+)
+ACTOR_CARDS = Factor(
+    "actor's cards", "actor_cards", (3, 7, 11), start=1, phrase="when it holds {bin} cards"
+)
 BOMB_FACTORS = (
     ALL,
     Factor(
@@ -80,6 +91,8 @@ BOMB_FACTORS = (
         start=1,
         phrase="when the opponent with fewest cards holds {bin} cards",
     ),
+    ACTOR_CARDS,
+    LEAD,
 )
 BET_FACTORS = (
     ALL,
@@ -90,6 +103,7 @@ BET_FACTORS = (
         share=True,
         phrase="when the chance of going out first is {bin}",
     ),
+    LEAD,
 )
 COLUMNS = [
     "factor", "bin", "bin_order", "settlement", "bet", "positions",

@@ -326,6 +326,7 @@ def situation(obs: hs.Observation, rules: hs.Rules) -> dict[str, Any]:
         "min_opponent_cards": min(still_in) if still_in else 0,
         "actor_score": obs.scores[seat],
         "best_opponent_score": best_opp,
+        "actor_lead": obs.scores[seat] - best_opp,
         "actor_to_target": None if target is None else target - obs.scores[seat],
         "opponent_to_target": None if target is None else target - best_opp,
     }
