@@ -61,8 +61,7 @@ def test_study_defaults_and_population_choice() -> None:
         "bets", "default", None, 200, 100, 3,
     )  # fmt: skip
     pops = (
-        '[[populations]]\nname = "a"\n[[populations]]\nname = "b"\n'
-        'swap = { greedy = "random" }\n'
+        '[[populations]]\nname = "a"\n[[populations]]\nname = "b"\nswap = { greedy = "random" }\n'
     )
     (spec,) = parse(BASE + pops + '[[studies]]\nkind = "bombs"\npopulation = "b"\n').studies
     assert (spec.population, spec.arm) == ("b", "default")
