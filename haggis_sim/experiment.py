@@ -660,6 +660,22 @@ def _diff(d: Difference) -> dict[str, Any]:
     return _nan_to_none(asdict(d))
 
 
+def _summary_head(exp: Experiment) -> dict[str, Any]:
+    """The summary's fields that describe the experiment itself (with or without
+    populations): name, question, games, seed, seats, metric, goal, entry, metric texts."""
+    return {
+        "name": exp.name,
+        "question": exp.question,
+        "games_per_arm": exp.games,
+        "seed": exp.seed,
+        "seats": exp.seats,
+        "metric": exp.metric,
+        "goal": exp.goal,
+        "entry": exp.entry,
+        "metrics_described": {m: METRICS[m] for m in exp.metrics},
+    }
+
+
 def summarize(exp: Experiment, out: Path) -> dict[str, Any]:
     """Per arm and metric: the mean with its 95% interval and the difference from the
     first arm (paired by game id when both arms played the same deals); the best arm by
@@ -724,15 +740,7 @@ def summarize(exp: Experiment, out: Path) -> dict[str, Any]:
             best["vs_runner_up"] = _diff(d)
             best["clear"] = d.low > 0 or d.high < 0 if not math.isnan(d.low) else False
     return {
-        "name": exp.name,
-        "question": exp.question,
-        "games_per_arm": exp.games,
-        "seed": exp.seed,
-        "seats": exp.seats,
-        "metric": exp.metric,
-        "goal": exp.goal,
-        "entry": exp.entry,
-        "metrics_described": {m: METRICS[m] for m in exp.metrics},
+        **_summary_head(exp),
         "arms": [
             {
                 "name": arm.name,
@@ -1232,15 +1240,7 @@ def summarize_populations(exp: Experiment, out: Path) -> dict[str, Any]:
                      "summary": sub})  # fmt: skip
     named = [(p["name"], p["summary"]) for p in pops]
     return {
-        "name": exp.name,
-        "question": exp.question,
-        "games_per_arm": exp.games,
-        "seed": exp.seed,
-        "seats": exp.seats,
-        "metric": exp.metric,
-        "goal": exp.goal,
-        "entry": exp.entry,
-        "metrics_described": {m: METRICS[m] for m in exp.metrics},
+        **_summary_head(exp),
         "populations": pops,
         "cross": {m: cross_population(named, m) for m in exp.metrics},
     }

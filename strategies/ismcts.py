@@ -265,6 +265,39 @@ def _ucb_pick(node, first_child, sibling, visits, reward, avail, c):
 
 
 @njit(cache=True)
+def _pick_untried(moves, tried, leading, rng):
+    """Index of the untried move (``tried[i] == 0``) to expand next: the lowest
+    :func:`expansion_key`, ties broken by one uniform draw per untried move, in order."""
+    a_i = -1
+    a_key = 1e18
+    for i in range(moves.shape[0]):
+        if tried[i] == 0:
+            key = expansion_key(moves[i], leading) + K.uniform(rng)
+            if key < a_key:
+                a_key = key
+                a_i = i
+    return a_i
+
+
+@njit(cache=True)
+def _new_tree(cap):
+    """The node arrays of a search tree of ``cap`` nodes, all empty: action, first child,
+    next sibling, mover, visits, reward sum, availability, child count, and where the
+    node's listed legal actions start in the pool (-1: not listed)."""
+    return (
+        np.zeros(cap, dtype=np.int64),
+        np.full(cap, -1, dtype=np.int64),
+        np.full(cap, -1, dtype=np.int64),
+        np.zeros(cap, dtype=np.int64),
+        np.zeros(cap, dtype=np.float64),
+        np.zeros(cap, dtype=np.float64),
+        np.zeros(cap, dtype=np.float64),
+        np.zeros(cap, dtype=np.int64),
+        np.full(cap, -1, dtype=np.int64),
+    )
+
+
+@njit(cache=True)
 def _add_child(st, node, a, ctr, n_children, action, mover, sibling, first_child, avail):
     """Make ``a`` a new child of ``node`` (the tree's next free slot) and play it in ``st``."""
     new = ctr[0]
@@ -342,14 +375,9 @@ def _descend(
                     k += 1
                 if k > n_legal:
                     leading = st[K.S_TOP] == 0
-                    a_i = -1
-                    a_key = 1e18
-                    for i in range(k):
-                        if ptried[base + i] == 0:
-                            key = expansion_key(pool[base + i], leading) + K.uniform(rng)
-                            if key < a_key:
-                                a_key = key
-                                a_i = i
+                    a_i = _pick_untried(
+                        pool[base : base + k], ptried[base : base + k], leading, rng
+                    )
                     ptried[base + a_i] = 1
                     _add_child(st, node, pool[base + a_i], ctr, n_children, action, mover,
                                sibling, first_child, avail)  # fmt: skip
@@ -389,14 +417,7 @@ def _descend(
                             slot = (slot + 1) & (tsize - 1)
                         child = sibling[child]
                     leading = st[K.S_TOP] == 0
-                    a = np.int64(0)
-                    a_key = 1e18
-                    for i in range(k):
-                        if tried[i] == 0:
-                            key = expansion_key(buf[i], leading) + K.uniform(rng)
-                            if key < a_key:
-                                a_key = key
-                                a = buf[i]
+                    a = buf[_pick_untried(buf[:k], tried[:k], leading, rng)]
                     _add_child(st, node, a, ctr, n_children, action, mover, sibling,
                                first_child, avail)  # fmt: skip
                     depth += 1
@@ -451,16 +472,8 @@ def search(obs, params, rng, buf, stop_early=False):
     policy = np.int64(params[M_ROLLOUT])
     value = np.int64(params[M_VALUE])
     cap = iters + 2
-    action = np.zeros(cap, dtype=np.int64)
-    first_child = np.full(cap, -1, dtype=np.int64)
-    sibling = np.full(cap, -1, dtype=np.int64)
-    mover = np.zeros(cap, dtype=np.int64)
-    visits = np.zeros(cap, dtype=np.float64)
-    reward = np.zeros(cap, dtype=np.float64)
-    avail = np.zeros(cap, dtype=np.float64)
-    n_children = np.zeros(cap, dtype=np.int64)
+    action, first_child, sibling, mover, visits, reward, avail, n_children, lstart = _new_tree(cap)
     ctr = np.zeros(3, dtype=np.int64)  # [nodes in use, hash-table stamp, pool in use]
-    lstart = np.full(cap, -1, dtype=np.int64)
     pool = np.empty(POOL_SIZE, dtype=np.int64)
     ptried = np.empty(POOL_SIZE, dtype=np.int64)
     ctr[0] = 1
@@ -562,21 +575,13 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf):
     seat = obs[K.S_TO_ACT]
     m = moves.shape[0]
     cap = m * (groups + 1) + 2
-    action = np.zeros(cap, dtype=np.int64)
-    first_child = np.full(cap, -1, dtype=np.int64)
-    sibling = np.full(cap, -1, dtype=np.int64)
-    mover = np.zeros(cap, dtype=np.int64)
-    visits = np.zeros(cap, dtype=np.float64)
-    reward = np.zeros(cap, dtype=np.float64)
-    avail = np.zeros(cap, dtype=np.float64)
-    n_children = np.zeros(cap, dtype=np.int64)
+    action, first_child, sibling, mover, visits, reward, avail, n_children, lstart = _new_tree(cap)
     for j in range(m):
         action[j + 1] = moves[j]
         mover[j + 1] = seat
         avail[j + 1] = 1.0
     n_children[0] = m
     ctr = np.zeros(3, dtype=np.int64)
-    lstart = np.full(cap, -1, dtype=np.int64)
     pool = np.empty(POOL_SIZE, dtype=np.int64)
     ptried = np.empty(POOL_SIZE, dtype=np.int64)
     ctr[0] = m + 1
