@@ -17,7 +17,13 @@ import numpy as np
 from haggis_sim import kernel as K
 from haggis_sim.kernel import njit
 
-from .simple_kernels import bet_success_chance, hand_strength
+from .simple_kernels import (
+    BOMB_MODES,
+    HEURISTIC_PARAMS,
+    bet_success_chance,
+    hand_strength,
+    heuristic_act,
+)
 
 FEATURES: tuple[str, ...] = (
     "pass",
@@ -70,8 +76,18 @@ FEATURES: tuple[str, ...] = (
     "points_x_opp_near_out",
     "bomb_x_my_cards",
     "left_after_x_opp_near_out",
+    "heuristic_choice",
+    "heuristic_choice_x_leading",
+    "heuristic_choice_x_opp_near_out",
+    "rank_above_lowest",
 )
 N_FEATURES = len(FEATURES)
+
+# The default heuristic's parameters (HeuristicStrategy's defaults, a test checks): its
+# choice is a feature, so the model learns where the teacher departs from it.
+HEURISTIC_DEFAULTS = {"bet": 0.55, "big": 0.6, "baby": 0.5, "bomb": float(BOMB_MODES.index("late")),
+                      "bomb_out": 3.0, "bomb_give": 4.0, "wild": 0.5}  # fmt: skip
+HEURISTIC_ARRAY = np.array([HEURISTIC_DEFAULTS[k] for k in HEURISTIC_PARAMS])
 
 # context slots (computed once per decision by ``context``)
 C_MY_CARDS = 0  # my cards / 17
@@ -143,9 +159,14 @@ def context(obs, buf, n):
 
 
 @njit(cache=True)
-def action_features(obs, ctx, m, out):
-    """Fill ``out`` (length :data:`N_FEATURES`) with the features of legal action ``m``."""
+def action_features(obs, ctx, m, h, out):
+    """Fill ``out`` (length :data:`N_FEATURES`) with the features of legal action ``m``;
+    ``h`` is the default heuristic's action in this decision."""
     out[:] = 0.0
+    if m == h:
+        out[50] = 1.0
+        out[51] = ctx[C_LEADING]
+        out[52] = ctx[C_NEAR_OUT]
     t = K.move_type(m)
     seat = obs[K.S_TO_ACT]
     leading = ctx[C_LEADING]
@@ -200,6 +221,7 @@ def action_features(obs, ctx, m, out):
         else:
             out[2] = 1.0
         out[10] = r
+        out[53] = (rank - ctx[C_MIN_RANK]) / 11.0
         if rank == ctx[C_MIN_RANK]:
             out[17] = 1.0
             out[45] = leading
@@ -246,10 +268,11 @@ def action_features(obs, ctx, m, out):
 @njit(cache=True)
 def decision_features(obs, buf, n):
     """The ``(n, N_FEATURES)`` features of the ``n`` legal actions in ``buf``."""
+    h = heuristic_act(obs, HEURISTIC_ARRAY, K.new_stream(0), np.empty(K.MAX_MOVES, np.int64))
     ctx = context(obs, buf, n)
     out = np.zeros((n, N_FEATURES))
     for i in range(n):
-        action_features(obs, ctx, buf[i], out[i])
+        action_features(obs, ctx, buf[i], h, out[i])
     return out
 
 
@@ -259,18 +282,19 @@ def learned_act(obs, params, rng, buf):
 
     ``params[0]`` is the feature count (checked against :data:`N_FEATURES`), the
     weights follow. Every legal action is scored, bets and gives included (a play at a
-    betting chance means "no bet"); ties go to the lowest index in the legal list, so
-    the stream ``rng`` is not drawn from.
+    betting chance means "no bet"); ties go to the lowest index in the legal list. The
+    stream ``rng`` is only handed to the heuristic, which draws nothing from it.
     """
     if params.shape[0] < 1 + N_FEATURES or params[0] != N_FEATURES:
         raise ValueError("learned kernel: the parameter array does not hold a model's weights")
+    h = heuristic_act(obs, HEURISTIC_ARRAY, rng, buf)  # draws nothing from rng
     n = K.legal_actions(obs, buf, True)
     ctx = context(obs, buf, n)
     f = np.zeros(N_FEATURES)
     best = 0
     best_score = -np.inf
     for i in range(n):
-        action_features(obs, ctx, buf[i], f)
+        action_features(obs, ctx, buf[i], h, f)
         s = 0.0
         for j in range(N_FEATURES):
             s += f[j] * params[1 + j]
