@@ -30,6 +30,7 @@ COMPILED_SOURCES = (
     "haggis_sim/runner/seating.py",
     "strategies/ismcts.py",
     "strategies/kernels.py",
+    "strategies/learned_features.py",
     "strategies/simple_kernels.py",
 )
 

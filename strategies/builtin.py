@@ -10,7 +10,8 @@ import haggis_sim as hs
 from haggis_sim import kernel as K
 
 from . import kernels
-from .base import InertParameterError, Param, Strategy
+from .base import InertParameterError, Param, Strategy, StrategyError
+from .learned_model import SHA_PREFIX, LearnedModel, load_model, model_path
 
 
 class CompiledStrategy(Strategy):
@@ -236,11 +237,57 @@ class MctsStrategy(CompiledStrategy):
     compiled_id = kernels.MCTS_ID
 
 
+class LearnedStrategy(CompiledStrategy):
+    name = "learned"
+    description = (
+        "A linear policy distilled from mcts (haggis-sim train): scores every legal play, "
+        "pass, bet and give by features of the observation and the action, plays the best."
+    )
+    params = (
+        Param(
+            "model",
+            str,
+            "default",
+            "model file (.npz from haggis-sim train); default: the model shipped in the package",
+        ),
+        Param(
+            "sha",
+            str,
+            "",
+            "SHA-256 prefix the model file must have (filled in from the file when empty, so "
+            "a run's recorded spec refuses a model file that has changed since)",
+        ),
+    )
+    compiled_id = kernels.LEARNED_ID
+
+    def __init__(self, **values: Any) -> None:
+        """Load and check the model; record its path and SHA-256 prefix in the values."""
+        super().__init__(**values)
+        path = model_path(self.values["model"])
+        self.model: LearnedModel = load_model(path)
+        if self.values["model"] != "default":
+            self.values["model"] = str(path.resolve())
+        actual = self.model.sha256[:SHA_PREFIX]
+        wanted = self.values["sha"]
+        if wanted and wanted != actual:
+            raise StrategyError(
+                f"learned: model file {path} has SHA-256 {actual}, not the {wanted} this spec "
+                "was made with (the model changed since); use the original file or a new run"
+            )
+        self.values["sha"] = actual
+        self._params = self.model.param_array()
+
+    def param_array(self) -> np.ndarray:
+        """The feature count and the model's weights (wider than other kernels' arrays)."""
+        return self._params.copy()
+
+
 def is_compiled(strategy: Strategy) -> bool:
     """Whether ``strategy`` runs in compiled code (a built-in whose ``act`` is not overridden)."""
     return isinstance(strategy, CompiledStrategy) and type(strategy).act is CompiledStrategy.act
 
 
 BUILTIN: dict[str, type[Strategy]] = {
-    cls.name: cls for cls in (RandomStrategy, GreedyStrategy, HeuristicStrategy, MctsStrategy)
+    cls.name: cls
+    for cls in (RandomStrategy, GreedyStrategy, HeuristicStrategy, MctsStrategy, LearnedStrategy)
 }

@@ -11,6 +11,7 @@ import numpy as np
 from haggis_sim.kernel import njit
 
 from .ismcts import mcts_act
+from .learned_features import learned_act
 from .simple_kernels import (
     BOMB_MODES,
     HEURISTIC_PARAMS,
@@ -28,6 +29,7 @@ RANDOM_ID = 0
 GREEDY_ID = 1
 HEURISTIC_ID = 2
 MCTS_ID = 3
+LEARNED_ID = 4
 
 # each kernel's parameter names in slot order: Strategy.param_array places values by these
 PARAM_SLOTS: dict[int, tuple[str, ...]] = {
@@ -35,6 +37,10 @@ PARAM_SLOTS: dict[int, tuple[str, ...]] = {
     GREEDY_ID: (),
     HEURISTIC_ID: HEURISTIC_PARAMS,
     MCTS_ID: MCTS_PARAMS,
+    # the learned kernel reads a model's weights, not these: LearnedStrategy.param_array
+    # builds its array from the model file the two parameters name (wider than the others;
+    # the runner pads a run's arrays to one width)
+    LEARNED_ID: ("model", "sha"),
 }
 # choice parameters: the kernel reads the index of the value in these tuples
 PARAM_CHOICES: dict[tuple[int, str], tuple[str, ...]] = {
@@ -51,6 +57,7 @@ PARAM_WIDTH = max(len(slots) for slots in PARAM_SLOTS.values())
 __all__ = [
     "GREEDY_ID",
     "HEURISTIC_ID",
+    "LEARNED_ID",
     "MCTS_ID",
     "MCTS_PARAMS",
     "MCTS_ROLLOUTS",
@@ -96,4 +103,6 @@ def act(sid: int, obs: np.ndarray, params: np.ndarray, rng: np.ndarray, buf: np.
         return heuristic_act(obs, params, rng, buf)
     if sid == MCTS_ID:
         return mcts_act(obs, params, rng, buf)
+    if sid == LEARNED_ID:
+        return learned_act(obs, params, rng, buf)
     raise UnknownKernelError(sid)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from . import experiment, logs, play, report, run, study
+from . import experiment, logs, play, report, run, study, train
 
 app = typer.Typer(
     help="haggis-sim: play Haggis exactly by the rules, fast, and measure strategies.",
@@ -28,6 +28,7 @@ app.command()(experiment.experiment)
 app.command()(experiment.compare)
 app.command()(study.study)
 app.command(name="strategies")(play.list_strategies)
+app.command()(train.train)
 app.command()(play.version)
 
 

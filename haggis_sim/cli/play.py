@@ -43,6 +43,15 @@ def list_strategies() -> None:
             typer.echo(f"    {p.describe()}")
         if not cls.params:
             typer.echo("    (no parameters)")
+        if name == "learned":  # the shipped model and how it was trained
+            from strategies.learned_model import DEFAULT_MODEL, load_model
+            from strategies.learned_train import describe
+
+            try:
+                prov = describe(load_model(DEFAULT_MODEL).provenance)
+            except InputError as exc:
+                prov = f"unusable: {exc}"
+            typer.echo(f"    shipped model {DEFAULT_MODEL.name}: {prov}")
 
 
 def version() -> None:

@@ -191,7 +191,8 @@ def play_chunk(
     all_compiled = all(is_compiled(s) for s in strategies)
     if all_compiled:
         sids = np.array([s.compiled_id for s in strategies], dtype=np.int64)
-        params = np.stack([s.param_array() for s in strategies])
+        arrays = [s.param_array() for s in strategies]  # padded: a learned model's is wider
+        params = np.stack([np.pad(a, (0, max(map(len, arrays)) - len(a))) for a in arrays])
         i = 0
         while i < len(game_ids):
             moves = np.empty((MOVE_ROWS if log_moves else 1, R.N_MOVE_COLUMNS), dtype=np.int64)

@@ -1,0 +1,408 @@
+"""Training the ``learned`` strategy: self-play positions of a teacher, then a fit.
+
+Data. Game ``g`` of a training run (``g = 0 .. games - 1``) is fixed by the seed and
+``g`` alone, so the data does not depend on how many processes made it: its rules are
+the ``g``-th of every (preset, players) pair, its line-up cycles through teacher vs
+teacher, teacher vs heuristic and teacher vs greedy (the teacher's seat rotating), and
+its deal and every seat's stream come from ``SeedSequence([seed, g])``. At every
+decision of a teacher seat with two or more legal actions it records the features
+(:func:`~strategies.learned_features.decision_features`, computed from that seat's
+observation only) of the legal actions and which one the teacher chose. The search's
+visit counts are not exposed by its kernel, so the model imitates the chosen action.
+
+Split. Games with ``g % 5 == 4`` are held out (20%): their decisions keep every legal
+action, so held-out accuracy is top-1 over the full choice. Training decisions keep
+the chosen action and at most :data:`TRAIN_ALTERNATIVES` - 1 others drawn at random
+(a lead from a full hand has thousands); for a conditional logit, fitting on uniformly
+sampled choice sets estimates the same weights (McFadden's sampling of alternatives).
+
+Fit. A conditional logit (softmax over each decision's actions) with L2 penalty,
+minimised by scipy's L-BFGS with the analytic gradient: deterministic for the data.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import subprocess
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import haggis_sim as hs
+from haggis_sim import kernel as K
+from haggis_sim.engine import state as S
+from haggis_sim.presets import PRESETS
+
+from . import kernels
+from .base import StrategyError
+from .builtin import CompiledStrategy, is_compiled
+from .learned_features import FEATURES, N_FEATURES, decision_features
+from .learned_model import save_model
+from .registry import make
+
+TRAIN_ALTERNATIVES = 24  # actions kept per training decision (the chosen one included)
+HOLDOUT_EVERY = 5  # game g is held out when g % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
+L2 = 1e-3
+OPPONENTS = ("teacher", "heuristic", "greedy")
+BATCH = 4  # games per worker task
+
+
+def combos() -> list[tuple[str, int]]:
+    """Every (preset, players) pair the rules allow, in the order of the presets."""
+    out = []
+    for name in PRESETS:
+        for players in (2, 3):
+            try:
+                hs.Rules.preset(name, players=players)
+            except ValueError:
+                continue
+            out.append((name, players))
+    return out
+
+
+def is_holdout(g: int) -> bool:
+    return g % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
+
+
+@dataclass
+class Positions:
+    """Recorded decisions: one row per kept legal action."""
+
+    features: np.ndarray  # (rows, N_FEATURES) float32
+    decision: np.ndarray  # (rows,) int64, contiguous per decision, increasing
+    chosen: np.ndarray  # (rows,) bool: the teacher's choice
+    heuristic: np.ndarray  # (rows,) bool: the default heuristic's choice
+    game: np.ndarray  # (rows,) int64
+    preset: list[str] = field(default_factory=list)  # per row
+    players: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+    @property
+    def holdout(self) -> np.ndarray:
+        return self.game % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
+
+
+def _index(buf: np.ndarray, n: int, action: int) -> int:
+    hits = np.flatnonzero(buf[:n] == action)
+    return int(hits[0]) if hits.size else -1
+
+
+def play_game(g: int, seed: int, teacher: str) -> dict[str, Any]:
+    """Play training game ``g`` and return its recorded decisions (see the module doc)."""
+    pairs = combos()
+    preset, players = pairs[g % len(pairs)]
+    lineup = OPPONENTS[(g // len(pairs)) % len(OPPONENTS)]
+    ss = np.random.SeedSequence([seed & (2**64 - 1), g])
+    words = ss.generate_state(6, np.uint64).astype(np.int64)
+    pick = np.random.default_rng(ss.spawn(1)[0])
+    teach = make(teacher)
+    other = teach if lineup == "teacher" else make(lineup)
+    heur = make("heuristic")
+    assert isinstance(teach, CompiledStrategy) and teach.compiled_id is not None
+    assert isinstance(other, CompiledStrategy) and other.compiled_id is not None
+    teacher_seat = g % players
+    seats = [teach if s == teacher_seat or lineup == "teacher" else other for s in range(players)]
+    records = [s is teach for s in seats]
+    params = [s.param_array() for s in seats]
+    heur_params = heur.param_array()
+    streams = [K.new_stream(words[1 + s]) for s in range(players)]
+    st = S.init_state(hs.Rules.preset(preset, players=players).to_array())
+    S.start_game(st, words[0])
+    buf = np.empty(K.MAX_MOVES, dtype=np.int64)
+    legal = np.empty(K.MAX_MOVES, dtype=np.int64)
+    feats: list[np.ndarray] = []
+    chosen: list[np.ndarray] = []
+    heuristic: list[np.ndarray] = []
+    holdout = is_holdout(g)
+    while True:
+        over = False
+        while st[K.S_PHASE] == K.PH_ROUND_OVER:
+            if S.next_round(st):
+                over = True
+                break
+        if over:
+            break
+        seat = int(st[K.S_TO_ACT])
+        obs = K.observe(st, seat)
+        sid = seats[seat].compiled_id
+        assert sid is not None
+        a = int(kernels.act(sid, obs, params[seat], streams[seat], buf))
+        if records[seat]:
+            n = int(K.legal_actions(obs, legal, True))
+            ci = _index(legal, n, a)
+            if n >= 2 and ci >= 0:
+                h = int(kernels.act(kernels.HEURISTIC_ID, obs, heur_params, K.new_stream(0), buf))
+                hi = _index(legal, n, h)
+                f = decision_features(obs, legal, n)
+                keep = np.arange(n)
+                if not holdout and n > TRAIN_ALTERNATIVES:
+                    others = np.delete(keep, ci)
+                    extra = pick.choice(others, TRAIN_ALTERNATIVES - 1, replace=False)
+                    keep = np.sort(np.concatenate(([ci], extra)))
+                feats.append(f[keep].astype(np.float32))
+                chosen.append(keep == ci)
+                heuristic.append(keep == hi)
+        K.apply_action(st, np.int64(a))
+    return {
+        "game": g,
+        "preset": preset,
+        "players": players,
+        "features": feats,
+        "chosen": chosen,
+        "heuristic": heuristic,
+    }
+
+
+def _batch(games: list[int], seed: int, teacher: str) -> list[dict[str, Any]]:
+    return [play_game(g, seed, teacher) for g in games]
+
+
+def generate(
+    games: int,
+    seed: int,
+    teacher: str = "mcts",
+    jobs: int = 1,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> Positions:
+    """Play ``games`` training games (in ``jobs`` processes) and collect their decisions.
+
+    The result does not depend on ``jobs``: each game is fixed by (seed, game number)
+    and the games are put together in game order.
+    """
+    check_teacher(teacher)
+    batches = [list(range(i, min(i + BATCH, games))) for i in range(0, games, BATCH)]
+    results: Iterator[list[dict[str, Any]]]
+    if jobs == 1:
+        results = (_batch(b, seed, teacher) for b in batches)
+    else:
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=jobs, return_as="generator")(
+            delayed(_batch)(b, seed, teacher) for b in batches
+        )
+    feats, dec, cho, heu, gid, pre, pla = [], [], [], [], [], [], []
+    d = 0
+    done = 0
+    for batch in results:
+        for rec in batch:
+            for f, c, h in zip(rec["features"], rec["chosen"], rec["heuristic"], strict=True):
+                feats.append(f)
+                cho.append(c)
+                heu.append(h)
+                dec.append(np.full(len(c), d, dtype=np.int64))
+                gid.append(np.full(len(c), rec["game"], dtype=np.int64))
+                pla.append(np.full(len(c), rec["players"], dtype=np.int64))
+                pre.extend([rec["preset"]] * len(c))
+                d += 1
+            done += 1
+        if on_progress:
+            on_progress(done, games)
+    if not feats:
+        raise StrategyError("training recorded no decisions: play more games (--games)")
+    return Positions(
+        features=np.concatenate(feats),
+        decision=np.concatenate(dec),
+        chosen=np.concatenate(cho),
+        heuristic=np.concatenate(heu),
+        game=np.concatenate(gid),
+        preset=pre,
+        players=np.concatenate(pla),
+    )
+
+
+def check_teacher(teacher: str) -> None:
+    """StrategyError unless ``teacher`` names a compiled strategy."""
+    strat = make(teacher)
+    if not is_compiled(strat):
+        raise StrategyError(f"--teacher must be a compiled strategy, got {teacher!r}")
+
+
+def write_positions(pos: Positions, path: Path) -> None:
+    """Write the positions as Parquet (one row per kept action, a column per feature)."""
+    import polars as pl
+
+    cols: dict[str, Any] = {
+        "game": pos.game,
+        "decision": pos.decision,
+        "preset": pos.preset,
+        "players": pos.players,
+        "holdout": pos.holdout,
+        "chosen": pos.chosen,
+        "heuristic": pos.heuristic,
+    }
+    for j, name in enumerate(FEATURES):
+        cols[f"f_{name}"] = pos.features[:, j]
+    tmp = path.with_name(f".{path.name}.tmp")
+    pl.DataFrame(cols).write_parquet(tmp)
+    tmp.replace(path)
+
+
+def _groups(decision: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start row of each decision and each row's decision number from 0."""
+    starts = np.flatnonzero(np.r_[True, decision[1:] != decision[:-1]])
+    idx = np.cumsum(np.r_[False, decision[1:] != decision[:-1]])
+    return starts, idx
+
+
+def fit(
+    x: np.ndarray, decision: np.ndarray, chosen: np.ndarray, l2: float = L2
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """Weights of a conditional logit over each decision's rows, with L2 penalty ``l2``.
+
+    Loss: mean over decisions of -log softmax(chosen) + l2/2 |w|^2, minimised by
+    L-BFGS-B with its analytic gradient from zero weights.
+    """
+    from scipy.optimize import minimize
+
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    starts, idx = _groups(decision)
+    n_dec = len(starts)
+    y = chosen.astype(np.float64)
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        s = x @ w
+        m = np.maximum.reduceat(s, starts)
+        e = np.exp(s - m[idx])
+        z = np.add.reduceat(e, starts)
+        ll = float(np.sum(s * y) - np.sum(m) - np.sum(np.log(z)))
+        p = e / z[idx]
+        grad = x.T @ (p - y) / n_dec + l2 * w
+        return -ll / n_dec + 0.5 * l2 * float(w @ w), grad
+
+    res = minimize(loss, np.zeros(x.shape[1]), jac=True, method="L-BFGS-B",
+                   options={"maxiter": 500})  # fmt: skip
+    return res.x, {"loss": float(res.fun), "iterations": int(res.nit), "converged": res.success}
+
+
+def top1(scores: np.ndarray, decision: np.ndarray, flag: np.ndarray) -> float:
+    """Share of decisions whose first highest-scoring row is flagged (ties: first row)."""
+    starts, idx = _groups(decision)
+    m = np.maximum.reduceat(scores, starts)
+    rows = np.arange(len(scores))
+    first = np.minimum.reduceat(np.where(scores == m[idx], rows, len(scores)), starts)
+    return float(np.mean(flag[first]))
+
+
+def flagged_share(decision: np.ndarray, chosen: np.ndarray, flag: np.ndarray) -> float:
+    """Share of decisions where the flagged row is the chosen one."""
+    return float(np.sum(chosen & flag) / len(np.unique(decision)))
+
+
+def git_commit() -> str | None:
+    """The repository's HEAD commit when the package runs from a git checkout."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except OSError:
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+@dataclass
+class TrainResult:
+    weights: np.ndarray
+    provenance: dict[str, Any]
+
+
+def train(pos: Positions, *, seed: int, games: int, teacher: str, command: str) -> TrainResult:
+    """Fit on the training games, measure on the held-out ones; weights and provenance."""
+    hold = pos.holdout
+    train_rows = ~hold
+    if not train_rows.any() or not hold.any():
+        raise StrategyError(
+            f"training needs games in both the train and held-out split: use --games >= "
+            f"{HOLDOUT_EVERY}"
+        )
+    w, info = fit(pos.features[train_rows], pos.decision[train_rows], pos.chosen[train_rows])
+    x_test = pos.features[hold].astype(np.float64)
+    acc = top1(x_test @ w, pos.decision[hold], pos.chosen[hold])
+    base = flagged_share(pos.decision[hold], pos.chosen[hold], pos.heuristic[hold])
+    n_test = len(np.unique(pos.decision[hold]))
+    n_train = len(np.unique(pos.decision[train_rows]))
+    pairs = combos()
+    provenance = {
+        "command": command,
+        "seed": seed,
+        "games": games,
+        "teacher": make(teacher).spec,
+        "opponents": list(OPPONENTS),
+        "presets": sorted({p for p, _ in pairs}),
+        "players": sorted({n for _, n in pairs}),
+        "split": f"game g held out when g % {HOLDOUT_EVERY} == {HOLDOUT_EVERY - 1}",
+        "train_decisions": n_train,
+        "holdout_decisions": n_test,
+        "train_alternatives": TRAIN_ALTERNATIVES,
+        "l2": L2,
+        "fit": info,
+        "holdout_top1_vs_teacher": round(acc, 4),
+        "heuristic_top1_vs_teacher": round(base, 4),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "git_commit": git_commit(),
+        "haggis_sim_version": hs.__version__,
+    }
+    return TrainResult(w, provenance)
+
+
+def run_training(
+    out: Path,
+    *,
+    games: int,
+    seed: int,
+    teacher: str = "mcts",
+    jobs: int = 1,
+    force: bool = False,
+    data: Path | None = None,
+    command: str = "",
+    on_progress: Callable[[int, int], None] | None = None,
+) -> TrainResult:
+    """Generate, fit, and write the model to ``out`` (and the positions to ``data``).
+
+    Refuses up front (StrategyError) an existing ``out`` or ``data`` without ``force``,
+    so hours of self-play are never thrown away at the end.
+    """
+    for path in (out, data):
+        if path is not None and path.exists() and not force:
+            raise StrategyError(f"{path} exists; pass --force to overwrite it")
+        if path is not None and not path.parent.is_dir():
+            raise StrategyError(f"folder {path.parent} does not exist")
+    if games < HOLDOUT_EVERY:
+        raise StrategyError(f"--games must be at least {HOLDOUT_EVERY} (one held-out game)")
+    check_teacher(teacher)
+    pos = generate(games, seed, teacher, jobs, on_progress)
+    if data is not None:
+        write_positions(pos, data)
+    result = train(pos, seed=seed, games=games, teacher=teacher, command=command)
+    save_model(out, result.weights, result.provenance, force=force)
+    return result
+
+
+def describe(provenance: dict[str, Any]) -> str:
+    """One line of a model's provenance for ``haggis-sim strategies``."""
+    keys = ("games", "seed", "teacher", "holdout_top1_vs_teacher", "heuristic_top1_vs_teacher",
+            "date", "git_commit")  # fmt: skip
+    return json.dumps({k: provenance.get(k) for k in keys})
+
+
+__all__ = [
+    "N_FEATURES",
+    "Positions",
+    "TrainResult",
+    "combos",
+    "describe",
+    "fit",
+    "generate",
+    "play_game",
+    "run_training",
+    "top1",
+    "train",
+    "write_positions",
+]

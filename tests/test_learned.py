@@ -1,0 +1,308 @@
+"""The ``learned`` strategy (issue #13): features from the observation only, the model
+file's checks, deterministic training, the kernel's argmax, whole games through
+``haggis-sim run``, and a resume refused once the model file has changed.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from redeal import redeal
+from typer.testing import CliRunner
+
+import haggis_sim as hs
+import strategies
+from haggis_sim.cli import app
+from haggis_sim.engine import layout as L
+from haggis_sim.engine import state as S
+from haggis_sim.engine.rng import new_stream
+from strategies import StrategyError
+from strategies.builtin import LearnedStrategy
+from strategies.learned_features import FEATURES, N_FEATURES, decision_features
+from strategies.learned_model import DEFAULT_MODEL, load_model, model_bytes
+from strategies.learned_train import fit, generate, top1
+
+ACTIVE = (L.PH_PLAY, L.PH_GIVE_TRICK, L.PH_GIVE_HAGGIS)
+DEAL = [L.S_HAND, L.S_HAND + 1, L.S_HAND + 2, L.S_HAGGIS]
+RULESETS = [("classic", 2), ("revised", 3), ("revised-split", 3), ("deluxe", 2), ("aid", 3),
+            ("haggish", 2)]  # fmt: skip
+TEACHER = "mcts:iters=10"  # a quick teacher for the training tests
+runner = CliRunner()
+
+
+def game_trace(preset: str, players: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rules = hs.Rules.preset(preset, players=players).to_array()
+    states = np.empty((8000, L.STATE_SIZE), dtype=np.int64)
+    actions = np.empty(8000, dtype=np.int64)
+    n = S.random_game_trace(rules, np.int64(seed), 0.3, states, actions)
+    assert n > 0
+    return states[:n], actions[:n]
+
+
+def features_of(st: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The legal actions and their features, as the acting seat sees them."""
+    obs = S.observe(st, st[L.S_TO_ACT])
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    n = int(S.legal_actions(obs, buf, True))
+    return buf[:n].copy(), decision_features(obs, buf, n)
+
+
+def positions(per_ruleset: int = 15, seed: int = 5) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for k, (preset, players) in enumerate(RULESETS):
+        states, _ = game_trace(preset, players, 40 + k)
+        live = np.flatnonzero(np.isin(states[:, L.S_PHASE], ACTIVE))
+        out.extend(states[int(r)] for r in rng.choice(live, size=per_ruleset, replace=False))
+    return out
+
+
+def one_line_error(res: Any, *words: str) -> str:
+    assert res.exit_code == 2, (res.exit_code, res.stdout, res.stderr, res.exception)
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), res.stderr
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    return str(lines[0])
+
+
+def write_model(path: Path, **override: Any) -> None:
+    """A model file with the default model's content, some keys replaced or removed."""
+    with np.load(DEFAULT_MODEL) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    for key, value in override.items():
+        if value is None:
+            del arrays[key]
+        else:
+            arrays[key] = value
+    np.savez(path, **arrays)
+
+
+# --- information set ------------------------------------------------------------------------
+
+
+def test_redealt_hidden_cards_give_identical_features_and_actions() -> None:
+    """Another deal the acting seat cannot tell apart (hidden cards re-dealt through the
+    engine, ``redeal``) gives the same legal actions, the same features and the same
+    learned action at each of the seat's decisions."""
+    strat = strategies.make("learned")
+    assert isinstance(strat, LearnedStrategy)
+    rng = np.random.default_rng(7)
+    decisions = moved = 0
+    for k, (preset, players) in enumerate(RULESETS):
+        states, actions = game_trace(preset, players, 300 + k)
+        live = np.flatnonzero(np.isin(states[:, L.S_PHASE], ACTIVE))
+        for row in map(int, rng.choice(live, size=6, replace=False)):
+            seat = int(states[row, L.S_TO_ACT])
+            alt = redeal(states, actions, row, seat, rng)
+            first = row + 1 - len(alt)
+            moved += not np.array_equal(alt[-1][DEAL], states[row][DEAL])
+            for j, st in enumerate(alt):
+                if st[L.S_TO_ACT] != seat or st[L.S_PHASE] not in ACTIVE:
+                    continue
+                true = states[first + j]
+                (la, fa), (lb, fb) = features_of(true), features_of(st)
+                assert np.array_equal(la, lb) and np.array_equal(fa, fb), (preset, first + j)
+                a = strat.act_array(S.observe(true, seat), new_stream(np.int64(j)))
+                b = strat.act_array(S.observe(st, seat), new_stream(np.int64(j)))
+                assert a == b
+                decisions += 1
+    assert moved >= 0.8 * 6 * len(RULESETS) and decisions >= 100, (moved, decisions)
+
+
+def test_the_heuristic_feature_uses_the_heuristic_defaults() -> None:
+    from strategies.learned_features import HEURISTIC_ARRAY
+
+    assert np.array_equal(HEURISTIC_ARRAY, strategies.make("heuristic").param_array())
+
+
+# --- the model file -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("override", "words"),
+    [
+        ({"format_version": np.int64(99)}, ["format_version 99"]),
+        ({"features": np.array(FEATURES[:-1])}, ["other features"]),
+        ({"features": np.array((*FEATURES[1:], FEATURES[0]))}, ["other features"]),
+        ({"weights": None}, ["lacks weights"]),
+        ({"provenance": None, "format_version": None}, ["lacks format_version, provenance"]),
+        ({"weights": np.zeros(3)}, ["weights must be"]),
+        ({"weights": np.full(N_FEATURES, np.nan)}, ["weights must be"]),
+        ({"provenance": np.array("not json")}, ["provenance is not JSON"]),
+    ],
+)
+def test_a_bad_model_file_is_refused_in_one_line(
+    tmp_path: Path, override: dict[str, Any], words: list[str]
+) -> None:
+    path = tmp_path / "bad.npz"
+    write_model(path, **override)
+    with pytest.raises(StrategyError) as info:
+        strategies.make(f"learned:model={path}")
+    assert "\n" not in str(info.value)
+    for w in words:
+        assert w in str(info.value)
+    res = runner.invoke(app, ["run", "-s", f"learned:model={path},greedy", "-n", "4", "-q",
+                              "--out", str(tmp_path / "run")])  # fmt: skip
+    one_line_error(res, *words)
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("content", [b"", b"not a zip file", None])
+def test_a_missing_or_unreadable_model_file_is_refused(
+    tmp_path: Path, content: bytes | None
+) -> None:
+    path = tmp_path / "m.npz"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(StrategyError, match="learned: ") as info:
+        load_model(path)
+    assert "\n" not in str(info.value)
+
+
+def test_the_shipped_model_loads_with_its_provenance() -> None:
+    model = load_model(DEFAULT_MODEL)
+    assert model.weights.shape == (N_FEATURES,)
+    for key in ("command", "seed", "games", "teacher", "holdout_top1_vs_teacher"):
+        assert key in model.provenance
+    res = runner.invoke(app, ["strategies"])
+    assert res.exit_code == 0
+    line = next(x for x in res.stdout.splitlines() if "shipped model" in x)
+    assert json.loads(line.split(": ", 1)[1])["games"] == model.provenance["games"]
+
+
+# --- training -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_positions() -> Any:
+    return generate(5, seed=3, teacher=TEACHER)
+
+
+def test_training_is_deterministic_for_a_seed(tiny_positions: Any) -> None:
+    again = generate(5, seed=3, teacher=TEACHER)
+    other = generate(5, seed=4, teacher=TEACHER)
+    assert np.array_equal(tiny_positions.features, again.features)
+    assert np.array_equal(tiny_positions.chosen, again.chosen)
+    assert not np.array_equal(tiny_positions.chosen, other.chosen[: len(tiny_positions.chosen)])
+    p = tiny_positions
+    w1, _ = fit(p.features, p.decision, p.chosen)
+    w2, _ = fit(again.features, again.decision, again.chosen)
+    assert np.array_equal(w1, w2) and np.any(w1 != 0)
+
+
+def test_positions_do_not_depend_on_jobs(tiny_positions: Any) -> None:
+    two = generate(5, seed=3, teacher=TEACHER, jobs=2)
+    assert np.array_equal(tiny_positions.features, two.features)
+    assert np.array_equal(tiny_positions.decision, two.decision)
+
+
+def test_the_fit_learns_a_planted_rule() -> None:
+    """Decisions whose choice is the row with the largest first feature: the fit puts
+    a large positive weight there and ranks nearly every choice first (chance: 10%)."""
+    rng = np.random.default_rng(0)
+    x = rng.random((3000, N_FEATURES))
+    decision = np.repeat(np.arange(300), 10)
+    chosen = np.zeros(3000, dtype=bool)
+    for d in range(300):
+        rows = slice(10 * d, 10 * d + 10)
+        chosen[10 * d + int(np.argmax(x[rows, 0]))] = True
+    w, info = fit(x, decision, chosen)
+    assert w[0] > 5 * np.max(np.abs(w[1:])), w[:4]
+    assert top1(x @ w, decision, chosen) >= 0.9
+
+
+def test_train_command_writes_a_model_and_refuses_to_overwrite(tmp_path: Path) -> None:
+    out, data = tmp_path / "m.npz", tmp_path / "pos.parquet"
+    args = ["train", "--out", str(out), "--games", "5", "--seed", "2", "--teacher", TEACHER,
+            "--data", str(data)]  # fmt: skip
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, (res.stdout, res.stderr)
+    assert "held-out top-1" in res.stdout
+    model = load_model(out)
+    assert model.provenance["games"] == 5 and model.provenance["seed"] == 2
+    frame = pl.read_parquet(data)
+    assert frame["holdout"].any() and frame["chosen"].sum() == frame["decision"].n_unique()
+    before = out.read_bytes()
+    one_line_error(runner.invoke(app, args), "exists", "--force")
+    assert out.read_bytes() == before
+    strategies.make(f"learned:model={out}")  # the trained model plays
+
+
+# --- the kernel -----------------------------------------------------------------------------
+
+
+def test_the_kernel_plays_the_argmax_of_the_python_scores() -> None:
+    model = load_model(DEFAULT_MODEL)
+    strat = strategies.make("learned")
+    assert isinstance(strat, LearnedStrategy)
+    checked = 0
+    for st in positions():
+        legal, f = features_of(st)
+        if len(legal) < 2:
+            continue
+        scores = f @ model.weights
+        a = strat.act_array(S.observe(st, st[L.S_TO_ACT]), new_stream(np.int64(1)))
+        assert a == legal[int(np.argmax(scores))]
+        checked += 1
+    assert checked >= 50
+
+
+def test_other_weights_other_decisions(tmp_path: Path) -> None:
+    """The model's content decides: flipped weights change many actions."""
+    model = load_model(DEFAULT_MODEL)
+    flipped = tmp_path / "flip.npz"
+    flipped.write_bytes(model_bytes(-model.weights, model.provenance))
+    a, b = strategies.make("learned"), strategies.make(f"learned:model={flipped}")
+    assert isinstance(a, LearnedStrategy) and isinstance(b, LearnedStrategy)
+    differ = 0
+    for st in positions(5):
+        obs = S.observe(st, st[L.S_TO_ACT])
+        differ += a.act_array(obs, new_stream(np.int64(1))) != b.act_array(
+            obs, new_stream(np.int64(1))
+        )
+    assert differ >= 10
+
+
+# --- whole games and resume ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_learned_plays_whole_games_through_run(tmp_path: Path, players: int) -> None:
+    out = tmp_path / "run"
+    res = runner.invoke(app, ["run", "-s", "learned,heuristic", "-p", str(players), "-n", "20",
+                              "--chunk-size", "10", "--seed", "3", "--jobs", "1", "-q",
+                              "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 0, (res.stdout, res.stderr)
+    games = pl.read_parquet(out / "games" / "*.parquet")
+    assert games.height == 20
+    moves = pl.read_parquet(out / "moves" / "*.parquet")
+    assert moves.height > 20 * 20
+    spec = json.loads((out / "manifest.json").read_text())["config"]["strategies"][0]
+    assert spec == f"learned:model=default,sha={load_model(DEFAULT_MODEL).sha256[:16]}"
+
+
+def test_resume_is_refused_after_the_model_file_changed(tmp_path: Path) -> None:
+    model_file = tmp_path / "m.npz"
+    shutil.copy(DEFAULT_MODEL, model_file)
+    out = tmp_path / "run"
+    res = runner.invoke(app, ["run", "-s", f"learned:model={model_file},greedy", "-n", "20",
+                              "--chunk-size", "10", "--seed", "3", "--jobs", "1", "-q",
+                              "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 0, (res.stdout, res.stderr)
+    # the run is cut short: its second chunk is lost
+    ledger = (out / "parts.jsonl").read_text().splitlines()
+    (out / "parts.jsonl").write_text(ledger[0] + "\n")
+    model = load_model(model_file)
+    model_file.write_bytes(model_bytes(model.weights * 1.5, model.provenance))
+    one_line_error(runner.invoke(app, ["run", "--resume", str(out), "-q"]), "changed")
+    shutil.copy(DEFAULT_MODEL, model_file)  # the original file back: the run resumes
+    res = runner.invoke(app, ["run", "--resume", str(out), "-q"])
+    assert res.exit_code == 0, (res.stdout, res.stderr)
+    assert pl.read_parquet(out / "games" / "*.parquet").height == 20
