@@ -109,7 +109,7 @@ def _play_against(
     from strategies import make
 
     from .play_game import Table, check_out, default_out, play_game, write_game
-    from .play_session import QuitGame
+    from .play_session import LineReader, QuitGame
 
     bots = []
     for spec in vs:
@@ -133,7 +133,7 @@ def _play_against(
         markup=False,
     )
     try:
-        result, player = play_game(table, console)
+        result, player = play_game(table, console, read=LineReader())
     except QuitGame:
         typer.echo("quit: the game was stopped; it is not logged (no files were written)")
         raise typer.Exit(code=0) from None

@@ -12,6 +12,7 @@ checked before the first card is dealt, with the run folder rules of ``haggis-si
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,7 @@ def check_out(run_dir: Path) -> None:
 
 
 def play_game(
-    table: Table, console: Console, read: Any = input
+    table: Table, console: Console, read: Callable[[str], str] = input
 ) -> tuple[ChunkLogs, TerminalPlayer]:
     """Play the game at the terminal; its raw logs and the player (who narrated it).
 

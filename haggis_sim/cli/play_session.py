@@ -10,6 +10,9 @@ plays. Every line printed is public information (actions, hand sizes, scores).
 
 from __future__ import annotations
 
+import os
+import select
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -46,6 +49,41 @@ Type one of:
   help                         this text
   quit                         stop now: the game is not logged
 Cards: rank 2-9, T or 10, then suit a-e; face cards J Q K."""
+
+
+class LineReader:
+    """Lines typed at the terminal, read so that Ctrl-C always stops the wait at once.
+
+    Libraries loaded for the game (polars, numba) start threads, and the kernel may hand
+    SIGINT to one of them: Python then only raises KeyboardInterrupt when the main thread
+    runs again, which a blocking ``input()`` never does. So the wait is a ``select`` that
+    wakes every ``tick`` seconds, and the bytes are read from the file descriptor with
+    their own buffer (a buffered ``readline`` could hold typed-ahead lines ``select``
+    cannot see). Without a file descriptor (a test's fake stdin) ``input()`` is used.
+    """
+
+    def __init__(self, tick: float = 0.1) -> None:
+        self.tick = tick
+        self.pending = b""
+
+    def __call__(self, prompt: str) -> str:
+        try:
+            fd = sys.stdin.fileno()
+        except (AttributeError, OSError, ValueError):
+            return input(prompt)
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
+        while b"\n" not in self.pending:
+            if not select.select([fd], [], [], self.tick)[0]:
+                continue
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                if self.pending:
+                    break
+                raise EOFError
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
+        return line.decode(errors="replace").rstrip("\r")
 
 
 class QuitGame(Exception):
@@ -105,7 +143,8 @@ class TerminalPlayer:
                 self.say(f"  trick {self.trick_no + 1} goes to {self.label(to)}")
         if round_no != self.round_no:
             self.say(
-                f"\nRound {round_no + 1}: {self.label(obs.leader)} leads; your hand: {obs.hand}",
+                f"\nRound {round_no + 1}: {self.label(obs.leader)} "
+                f"{self.verb(obs.leader, 'lead')}; your hand: {obs.hand}",
                 style="bold",
             )
         if round_no != self.round_no or obs.trick_no != self.trick_no:
