@@ -145,6 +145,48 @@ def test_screen_never_shows_hidden_cards() -> None:
     assert screens[0] == screens[1]
 
 
+# --- the game: played by the runner, bots as in a run -----------------------------------------
+
+
+class FirstMove:
+    """A scripted person: always the first action of the moves list."""
+
+    def decide(self, observation: hs.Observation, legal: list[hs.Action]) -> hs.Action:
+        return ordered(legal)[0]
+
+
+def test_narrated_bots_play_as_the_runner_plays_them() -> None:
+    """A narrated bot draws from the stream the runner gives it: the same game, logged."""
+    import io
+
+    import numpy as np
+    from rich.console import Console
+
+    from haggis_sim.cli.play_session import NarratedBot, TerminalPlayer
+    from haggis_sim.runner.chunk import play_chunk
+    from strategies import make
+    from strategies.human import HumanStrategy, seated
+
+    rules = hs.Rules.preset("revised", players=3, target_score=60)
+    seed, ids = 11, np.array([0], dtype=np.int64)
+    out = io.StringIO()
+    with seated(FirstMove()):
+        plain_run = play_chunk(
+            rules.to_array(), [make("random:bet=0.5"), HumanStrategy(), make("mcts:iters=20")],
+            ids, seed, "fixed",
+        )  # fmt: skip
+        table = TerminalPlayer(rules, 1, ["random", "you", "mcts"], seed, 0, Console(file=out))
+        bots = [
+            NarratedBot(make(spec), seat, seed, 0, table)
+            for seat, spec in ((0, "random:bet=0.5"), (2, "mcts:iters=20"))
+        ]
+        narrated = play_chunk(rules.to_array(), [bots[0], HumanStrategy(), bots[1]], ids, seed,
+                              "fixed")  # fmt: skip
+    assert np.array_equal(plain_run.moves, narrated.moves)
+    assert np.array_equal(plain_run.games, narrated.games)
+    assert "seat 2 (mcts): " in out.getvalue() and "seat 0 (random): " in out.getvalue()
+
+
 # --- errors before any game ---------------------------------------------------------------
 
 
