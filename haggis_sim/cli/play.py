@@ -148,6 +148,9 @@ def _play_against(
         write_game(table, result, run_dir)
     except InputError as exc:
         raise fail(str(exc)) from None
+    except KeyboardInterrupt:
+        typer.echo("interrupted while logging the game: nothing was kept", err=True)
+        raise typer.Exit(code=130) from None
     player.finish(result.games[0])
     typer.echo(
         f"logged to {run_dir} (game 0): haggis-sim replay {run_dir} 0, haggis-sim report "

@@ -274,8 +274,11 @@ class TerminalPlayer:
             self.say(f"({len(alts) - HINT_ROWS} more scored, not shown)")
         top = alts[0]
         line = f"the search would play #{number[top.action.code]} {action_text(top.action)}"
-        if len(alts) > 1:
-            nxt = alts[1]
+        # the next best that scores differently (5a and 5b alike are one choice)
+        nxt = next((a for a in alts if (a.value, a.margin) != (top.value, top.margin)), None)
+        if nxt is None:
+            line += ": all the alternatives scored score the same"
+        else:
             line += (
                 f": {top.value - nxt.value:+.3f} value ({top.margin - nxt.margin:+.1f} points "
                 f"of round margin) over #{number[nxt.action.code]} {action_text(nxt.action)}"
