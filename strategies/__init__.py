@@ -16,6 +16,7 @@ from .builtin import (
     RandomStrategy,
     is_compiled,
 )
+from .human import HumanStrategy  # registers ``human`` (refused outside haggis-sim play)
 from .registry import ENTRY_POINT_GROUP, known, make, register
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "CompiledStrategy",
     "GreedyStrategy",
     "HeuristicStrategy",
+    "HumanStrategy",
     "Param",
     "RandomStrategy",
     "Strategy",
