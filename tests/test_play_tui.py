@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pexpect  # the test extra installs it: these tests are never skipped
 import pytest
 from typer.testing import CliRunner
 
@@ -226,7 +227,6 @@ def test_human_is_refused_by_run() -> None:
 
 # --- whole games in a pseudo-terminal ------------------------------------------------------
 
-pexpect = pytest.importorskip("pexpect")
 PROMPT = "your move> "
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 

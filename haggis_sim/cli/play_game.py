@@ -25,10 +25,9 @@ from strategies import Strategy
 from strategies.human import HumanStrategy, seated
 
 from ..logs import ledger
-from ..logs import schema as logs
 from ..logs.manifest import write_manifest
 from ..runner.chunk import ChunkLogs, play_chunk
-from ..runner.run import RunConfig, RunError, _refuse_out, create_run
+from ..runner.run import RunConfig, RunError, _refuse_out, create_run, write_parts
 from .play_session import NarratedBot, TerminalPlayer
 
 GAME_ID = 0
@@ -117,26 +116,8 @@ def write_game(table: Table, result: ChunkLogs, run_dir: Path) -> dict[str, Any]
         with seated(_NoOne()):
             manifest = create_run(config, run_dir)
         specs = list(manifest["config"]["strategies"])
-        rules = table.rules
-        frames = {
-            "moves": logs.moves_frame(result.moves),
-            "rounds": logs.rounds_frame(result.rounds),
-            "games": logs.games_frame(
-                result.games,
-                result.entries,
-                result.deal_seeds,
-                np.array([GAME_ID]),
-                specs,
-                rules.players,
-                rules.label,
-            ),  # fmt: skip
-        }
-        name = ledger.part_name(GAME_ID, GAME_ID + 1)
-        files = {}
-        for t, frame in frames.items():
-            data = logs.parquet_bytes(frame)
-            logs.write_bytes_atomic(data, run_dir / t / name)
-            files[t] = ledger.PartFile(frame.height, len(data), ledger.digest(data))
+        ids = np.array([GAME_ID], dtype=np.int64)
+        files = write_parts(run_dir, result, ids, ids, specs, table.rules)
         ledger.append(run_dir, ledger.Entry(GAME_ID, GAME_ID + 1, files))
         manifest["status"] = "complete"
         manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")

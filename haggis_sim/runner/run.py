@@ -34,7 +34,7 @@ from ..logs.manifest import (
     write_manifest,
 )
 from ..rules import Rules
-from .chunk import play_chunk
+from .chunk import ChunkLogs, play_chunk
 from .plan import ChunkPlanner, format_duration
 from .pool import DaskPool, InlinePool, LokyPool, Pool, check_backend, local_workers
 from .seating import SEAT_MODES, SEATING_SCHEME, base_entries, games_per_deal
@@ -130,9 +130,26 @@ def run_chunk(config: dict[str, Any], run_dir: str, start: int, stop: int) -> Ch
     specs = [s.spec for s in strategies]
     game_ids = np.arange(start, stop, dtype=np.int64)
     result = play_chunk(rules.to_array(), strategies, game_ids, cfg.seed, cfg.seats, cfg.log_moves)
-    out = Path(run_dir)
-    name = ledger.part_name(start, stop)
     per = games_per_deal(cfg.seats, rules.players, len(strategies))
+    files = write_parts(Path(run_dir), result, game_ids, game_ids // per, specs, rules)
+    return ChunkResult(start, stop, len(result.moves), time.perf_counter() - t0, files)
+
+
+def write_parts(
+    run_dir: Path,
+    result: ChunkLogs,
+    game_ids: np.ndarray,
+    deal_ids: np.ndarray,
+    specs: list[str],
+    rules: Rules,
+) -> dict[str, ledger.PartFile]:
+    """Write the three parts (moves, rounds, games) of the consecutive games ``game_ids``.
+
+    Each part is serialized in memory, digested, written under a temporary name and
+    renamed into place; returns what the ledger line of these games records. The one
+    writer of log parts: ``run`` workers and ``play`` both call it.
+    """
+    name = ledger.part_name(int(game_ids[0]), int(game_ids[-1]) + 1)
     frames = {
         "moves": logs.moves_frame(result.moves),
         "rounds": logs.rounds_frame(result.rounds),
@@ -140,7 +157,7 @@ def run_chunk(config: dict[str, Any], run_dir: str, start: int, stop: int) -> Ch
             result.games,
             result.entries,
             result.deal_seeds,
-            game_ids // per,
+            deal_ids,
             specs,
             rules.players,
             rules.label,
@@ -149,9 +166,9 @@ def run_chunk(config: dict[str, Any], run_dir: str, start: int, stop: int) -> Ch
     files = {}
     for table, frame in frames.items():
         data = logs.parquet_bytes(frame)
-        logs.write_bytes_atomic(data, out / table / name)
+        logs.write_bytes_atomic(data, run_dir / table / name)
         files[table] = ledger.PartFile(frame.height, len(data), ledger.digest(data))
-    return ChunkResult(start, stop, len(result.moves), time.perf_counter() - t0, files)
+    return files
 
 
 def verified_config(run_dir: Path, manifest: dict[str, Any]) -> RunConfig:
