@@ -146,6 +146,26 @@ def test_screen_never_shows_hidden_cards() -> None:
     assert screens[0] == screens[1]
 
 
+def test_narration_of_a_bots_move_shows_none_of_its_cards() -> None:
+    """The narrator is handed the bot's observation when the bot acts (it may be the first
+    of a round): what it prints names the bot's play, never the cards the bot still holds."""
+    import io
+
+    from rich.console import Console
+
+    from haggis_sim.cli.play_session import TerminalPlayer
+
+    rnd = position(["3a 5a 9c J Q", "6a 6b 7c 8d K"], "2b 4c", [(0, "5a")])
+    out = io.StringIO()
+    table = TerminalPlayer(RULES2, 0, ["you", "mcts"], 1, 0, Console(file=out, width=200))
+    move = next(a for a in rnd.legal_actions() if str(a.combo).endswith(": 6a"))
+    table.record(rnd.observation(1), move)
+    text = out.getvalue()
+    assert "6a" in text, text
+    tokens = set(text.replace(":", " ").split())
+    assert not {"6b", "7c", "8d"} & tokens, text
+
+
 # --- the game: played by the runner, bots as in a run -----------------------------------------
 
 

@@ -142,9 +142,12 @@ class TerminalPlayer:
                 to = max(range(obs.players), key=lambda s: got[s])
                 self.say(f"  trick {self.trick_no + 1} goes to {self.label(to)}")
         if round_no != self.round_no:
+            # a bot's observation may be the first of the round: its hand is not the
+            # person's to see (their own hand is on the screen at their first decision)
+            mine = f"; your hand: {obs.hand}" if obs.seat == self.seat else ""
             self.say(
                 f"\nRound {round_no + 1}: {self.label(obs.leader)} "
-                f"{self.verb(obs.leader, 'lead')}; your hand: {obs.hand}",
+                f"{self.verb(obs.leader, 'lead')}{mine}",
                 style="bold",
             )
         if round_no != self.round_no or obs.trick_no != self.trick_no:
