@@ -22,11 +22,11 @@ import numpy as np
 from ..cards import Cards
 from ..combos import Combo, rank_name
 from ..engine.layout import S_CAPT
-from ..errors import IllegalAction, InputError
+from ..errors import InputError
 from ..kernel import card_points
 from ..logs.manifest import read_manifest
 from ..position import Action, Game, RoundResult
-from .replay import LogCursor, LoggedGame, ReplayMismatch, load_game, start_game
+from .replay import LogCursor, LoggedGame, load_game, start_game
 
 SCORE_KEYS = ("going_out", "cards", "bets", "bonus", "total")
 #: said on the page for mcts seats: the search's alternatives are not in the logs
@@ -110,14 +110,11 @@ class _Builder:
     # --- the walk ------------------------------------------------------------------------
     def build(self) -> dict[str, Any]:
         g = self.game
-        try:
-            while not g.over:
-                self._deal()
-                round_no = g.round_no
-                while g.round_no == round_no:
-                    self._step()
-        except IllegalAction as exc:
-            raise ReplayMismatch(f"game {self.logged.game_id}: {exc}") from None
+        while not g.over:  # every action is checked legal by the cursor before it is applied
+            self._deal()
+            round_no = g.round_no
+            while g.round_no == round_no:
+                self._step()
         self.cursor.finish(g)
         self.segment += 1
         winner = g.winner
