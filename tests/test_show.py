@@ -315,18 +315,17 @@ def test_errors_write_nothing(runs: dict[str, Path], tmp_path: Path) -> None:
     one_line_error(invoke("show", str(cut), "0", "--out", str(out)), "damaged log file")
 
     # a play with a card its player never held: the engine refuses it, no page
-    bad = tampered_run(src, tmp_path / "bad")
+    bad = tampered_run(src, tmp_path / "bad", "moves", extra_card)
     one_line_error(invoke("show", str(bad), "0", "--out", str(out)), "disagrees", "game 0")
+    # a round the rounds table lost: named, not a traceback
+    lost = tampered_run(src, tmp_path / "lost", "rounds", last_round_lost)
+    one_line_error(invoke("show", str(lost), "0", "--out", str(out)), "disagrees", "no row")
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir() if p.suffix == ".html" or ".tmp" in p.name] == []
 
 
-def tampered_run(src: Path, dst: Path) -> Path:
-    """A copy of ``src`` whose game 0 has one extra card in its first play (the ledger line
-    forged to match, so only the engine can tell)."""
-    shutil.copytree(src, dst)
-    part = ledger.table_files(dst, "moves")[0]
-    frame = pl.read_parquet(part)
+def extra_card(frame: pl.DataFrame) -> pl.DataFrame:
+    """Game 0's first play with one more card, one its player never held."""
     plays = frame.with_row_index().filter((pl.col("game_id") == 0) & (pl.col("n_cards") > 0))
     i, seat = int(plays["index"][0]), int(plays["seat"][0])
     foreign = frame.filter((pl.col("game_id") == 0) & (pl.col("round") == 0)
@@ -334,14 +333,29 @@ def tampered_run(src: Path, dst: Path) -> Path:
     card = int(foreign["cards"][0]) & ((1 << 45) - 1)
     card &= -card
     at = pl.int_range(pl.len()) == i
-    frame.with_columns(
+    return frame.with_columns(
         pl.when(at).then(pl.col("cards") | card).otherwise(pl.col("cards")).alias("cards")
-    ).write_parquet(part)
+    )
+
+
+def last_round_lost(frame: pl.DataFrame) -> pl.DataFrame:
+    """The rounds table without game 0's last round."""
+    last = frame.filter(pl.col("game_id") == 0)["round"].max()
+    return frame.filter((pl.col("game_id") != 0) | (pl.col("round") != last))
+
+
+def tampered_run(src: Path, dst: Path, table: str, edit: Any) -> Path:
+    """A copy of ``src`` with the first part of ``table`` edited and its ledger line forged
+    to match, so only the engine can tell."""
+    shutil.copytree(src, dst)
+    part = ledger.table_files(dst, table)[0]
+    frame = edit(pl.read_parquet(part))
+    frame.write_parquet(part)
     data = part.read_bytes()
     entries, _ = ledger.read_entries(dst)
     ledger.rewrite(dst, [
         e if e.name != part.name else ledger.Entry(e.start, e.stop, {
-            **e.files, "moves": ledger.PartFile(frame.height, len(data), ledger.digest(data))})
+            **e.files, table: ledger.PartFile(frame.height, len(data), ledger.digest(data))})
         for e in entries
     ])  # fmt: skip
     return dst

@@ -179,11 +179,11 @@ class _Builder:
             "trick_plays": list(self.trick),
         }
         if result is not None:
+            self.cursor.check_round(result)  # the logged round scores shown are the engine's
             fields.update(self._round_fields(result, round_no))
             fields["to_act"] = None
         self._frame("action", text, **fields)
         if result is not None:
-            self.cursor.check_round(result)
             self._round_end(result, hands)
         elif g.trick_no != trick_no:
             self.trick = []

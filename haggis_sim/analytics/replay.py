@@ -136,6 +136,11 @@ class LogCursor:
 
     def check_round(self, result: RoundResult) -> None:
         """ReplayMismatch unless the logged scores of this round are the engine's."""
+        if result.number > len(self.logged.rounds):
+            raise ReplayMismatch(
+                f"game {self.logged.game_id}: the rounds table has no row for round "
+                f"{result.number - 1}"
+            )
         logged = self.logged.rounds[result.number - 1]
         for s in range(self.logged.rules.players):
             for key in ("going_out", "cards", "bets", "bonus", "total"):
