@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from . import experiment, logs, play, report, run, study, train
+from . import experiment, logs, play, report, run, show, study, train
 
 app = typer.Typer(
     help="haggis-sim: play Haggis exactly by the rules, fast, and measure strategies.",
@@ -23,6 +23,7 @@ app.command()(play.play)
 app.command()(run.run)
 app.command()(logs.query)
 app.command()(logs.replay)
+app.command()(show.show)
 app.command()(report.report)
 app.command()(experiment.experiment)
 app.command()(experiment.compare)

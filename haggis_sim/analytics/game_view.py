@@ -1,0 +1,306 @@
+"""One logged game rebuilt through the engine as the frames of a step-through viewer.
+
+:func:`build_view` deals the game again (the run's rules, the game's deal seed), feeds it
+the logged actions one by one through :class:`~.replay.LogCursor` (each checked against
+the engine, every round's scores too; a disagreement raises
+:class:`~.replay.ReplayMismatch`) and records a *frame* after every step: all hands
+(the viewer is an after-the-fact view, so hidden cards are shown), the trick on the
+table, bets, captured piles, game totals and what just happened. The result is plain
+JSON-ready data; :mod:`.game_page` turns it into the self-contained HTML page.
+
+Frames come in *segments*, the units the viewer steps by trick: a round's deal, each
+trick (its bets, plays, passes and gives), the round's end, and the game's end.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..cards import Cards
+from ..combos import Combo, rank_name
+from ..engine.layout import S_CAPT
+from ..errors import InputError
+from ..kernel import card_points
+from ..logs.manifest import read_manifest
+from ..position import Action, Game, RoundResult
+from .replay import LogCursor, LoggedGame, load_game, start_game
+
+SCORE_KEYS = ("going_out", "cards", "bets", "bonus", "total")
+#: said on the page for mcts seats: the search's alternatives are not in the logs
+MCTS_NOTE = (
+    "mcts seats: the alternatives the search considered are not logged by haggis-sim run, "
+    "so only the moves played are shown."
+)
+
+
+def build_view(run_dir: Path, game_id: int) -> dict[str, Any]:
+    """The viewer's data for game ``game_id`` of a run logged with moves.
+
+    InputError (one line for people) for a folder that is not a run, a run without move
+    log, an unknown game or a damaged log part; ReplayMismatch where the log and the
+    engine disagree.
+    """
+    config = read_manifest(run_dir).get("config")
+    if isinstance(config, dict) and config.get("log_moves") is False:
+        raise InputError(
+            f"run {run_dir} has no move log (made with --no-log-moves): the viewer rebuilds "
+            "the game from its moves; play the run again without --no-log-moves"
+        )
+    logged = load_game(run_dir, game_id)
+    return _Builder(logged).build()
+
+
+def _tokens(cards: Cards) -> list[str]:
+    """Cards in the notation of :mod:`haggis_sim.cards`, sorted (suit cards by rank, then J Q K)."""
+    return list(cards)
+
+
+def _without(hand: list[str], played: list[str]) -> list[str]:
+    gone = set(played)
+    return [c for c in hand if c not in gone]
+
+
+class _Builder:
+    """Walks the logged game through the engine and collects its frames."""
+
+    def __init__(self, logged: LoggedGame) -> None:
+        self.logged = logged
+        self.rules = logged.rules
+        self.n = logged.rules.players
+        self.game: Game = start_game(logged)
+        self.cursor = LogCursor(logged)
+        self.frames: list[dict[str, Any]] = []
+        self.segment = -1
+        self.trick: list[dict[str, Any]] = []
+
+    # --- state ---------------------------------------------------------------------------
+    def _captured(self) -> list[list[int]]:
+        st = self.game.state_array
+        return [
+            [len(self.game.captured(s)), int(card_points(st, np.int64(st[S_CAPT + s])))]
+            for s in range(self.n)
+        ]
+
+    def _frame(self, kind: str, head: str, **fields: Any) -> None:
+        g = self.game
+        frame: dict[str, Any] = {
+            "kind": kind,
+            "segment": self.segment,
+            "round": g.round_no,
+            "trick": g.trick_no,
+            "head": head,
+            "notes": [],
+            "seat": None,
+            "act": None,
+            "to_act": g.to_act,
+            "hands": [_tokens(g.hand(s)) for s in range(self.n)],
+            "trick_plays": list(self.trick),
+            "bets": list(g.bets),
+            "captured": self._captured(),
+            "totals": list(g.scores),
+            "haggis": _tokens(g.haggis),
+            "out": list(g.out_order),
+        }
+        frame.update(fields)
+        self.frames.append(frame)
+
+    # --- the walk ------------------------------------------------------------------------
+    def build(self) -> dict[str, Any]:
+        g = self.game
+        while not g.over:  # every action is checked legal by the cursor before it is applied
+            self._deal()
+            round_no = g.round_no
+            while g.round_no == round_no:
+                self._step()
+        self.cursor.finish(g)
+        self.segment += 1
+        winner = g.winner
+        self._frame(
+            "game_end",
+            f"Game over after {g.round_no} rounds: seat {winner} wins",
+            round=g.round_no - 1,
+            notes=[f"final totals: {', '.join(f'seat {s} {t}' for s, t in enumerate(g.scores))}"],
+            hands=self.frames[-1]["hands"],
+            captured=self.frames[-1]["captured"],
+            haggis=self.frames[-1]["haggis"],
+            out=self.frames[-1]["out"],
+        )
+        return self._game_data()
+
+    def _deal(self) -> None:
+        g = self.game
+        self.segment += 1
+        self.trick = []
+        self._frame(
+            "deal",
+            f"Round {g.round_no + 1}: dealer seat {g.dealer}, seat {g.first_leader} leads",
+            notes=[f"totals before the round: {list(g.scores)}"],
+        )
+        self.segment += 1  # the first trick
+
+    def _step(self) -> None:
+        g = self.game
+        seat = g.to_act
+        assert seat is not None
+        phase = g.phase
+        round_no, trick_no = g.round_no, g.trick_no
+        hands_before = [_tokens(g.hand(s)) for s in range(self.n)]
+        action = g.apply_action(self.cursor.next_action(g))
+        row = self.cursor.row
+        ended = g.round_no != round_no
+        result = g.rounds[-1] if ended else None
+        act, text = self._describe(action, phase)
+        notes: list[str] = []
+        if act["cards"]:
+            self.trick.append({"seat": seat, "text": act["reading"], "kind": act["kind"],
+                               "cards": act["cards"]})  # fmt: skip
+        elif action.type == "pass":
+            self.trick.append({"seat": seat, "text": "pass", "kind": "pass", "cards": []})
+        if result is not None:
+            hands = [list(h) for h in hands_before]
+            hands[seat] = _without(hands[seat], act["cards"])
+        else:
+            hands = [_tokens(g.hand(s)) for s in range(self.n)]
+        if action.type == "play" and not hands[seat]:
+            most = max(len(hands[o]) for o in range(self.n) if o != seat)
+            notes.append(f"seat {seat} goes out: 5 × {most} = {5 * most} points")
+        if result is not None or g.trick_no != trick_no:
+            notes.append(self._capture_note(result))
+        fields: dict[str, Any] = {
+            "round": round_no,
+            "trick": trick_no,
+            "seat": seat,
+            "act": {**act, "turn": row["turn"]},
+            "notes": notes,
+            "hands": hands,
+            "trick_plays": list(self.trick),
+        }
+        if result is not None:
+            self.cursor.check_round(result)  # the logged round scores shown are the engine's
+            fields.update(self._round_fields(result, round_no))
+            fields["to_act"] = None
+        self._frame("action", text, **fields)
+        if result is not None:
+            self._round_end(result, hands)
+        elif g.trick_no != trick_no:
+            self.trick = []
+            self.segment += 1
+
+    def _describe(self, action: Action, phase: str) -> tuple[dict[str, Any], str]:
+        """The action as data, and its headline."""
+        s = action.seat
+        act: dict[str, Any] = {"type": action.type, "kind": action.type, "reading": "",
+                               "rank": "", "cards": [], "value": action.value}  # fmt: skip
+        if action.type == "play":
+            combo = action.combo
+            assert isinstance(combo, Combo)
+            act.update(kind=combo.kind, reading=combo.describe(), cards=_tokens(combo.cards))
+            act["rank"] = f"order {combo.rank}" if combo.is_bomb else rank_name(combo.rank)
+            return act, f"seat {s} plays {combo.describe()}: {combo.cards}"
+        if action.type == "bet":
+            return act, f"seat {s} bets {action.value}"
+        if action.type == "pass":
+            return act, f"seat {s} passes"
+        what = "the Haggis" if phase == "give_haggis" else "the bombed trick"
+        return act, f"seat {s} gives {what} to seat {action.value}"
+
+    def _capture_note(self, result: RoundResult | None) -> str:
+        """Who takes the trick that just ended, and why (a bomb gives it away)."""
+        plays = [p for p in self.trick if p["cards"]]
+        winner = plays[-1]["seat"] if plays else None
+        cards = sum(len(p["cards"]) for p in plays)
+        to = result.final_trick_to if result is not None else self.game.last_receiver
+        final = "final trick" if result is not None else "trick"
+        if plays and plays[-1]["kind"] == "bomb" and to != winner:
+            return f"seat {winner}'s bomb wins the {final}: seat {to} takes it ({cards} cards)"
+        return f"{final} to seat {to} ({cards} cards)"
+
+    def _round_fields(self, result: RoundResult, round_no: int) -> dict[str, Any]:
+        logged = self.logged.rounds[round_no]
+        return {
+            "captured": [[len(result.captured[s]), logged[f"cards_{s}"]] for s in range(self.n)],
+            "bets": list(result.bets),
+            "out": list(result.out_order),
+            "totals": [t - logged[f"total_{s}"] for s, t in enumerate(self.game.scores)],
+            "haggis": self._round_haggis(round_no),
+        }
+
+    def _round_end(self, result: RoundResult, hands: list[list[str]]) -> None:
+        g = self.game
+        round_no = result.number - 1
+        self.segment += 1
+        self.trick = []
+        order = ", ".join(f"seat {s}" for s in result.out_order)
+        notes = [f"out in order: {order}"]
+        left = _tokens(result.black_sheep_left)
+        black = [s for s in range(self.n) if s not in result.out_order]
+        if left and black:
+            notes.append(f"black sheep seat {black[0]} was left holding {' '.join(left)}")
+        if result.haggis_to is None:
+            notes.append("nobody captures the Haggis")
+        else:
+            notes.append(f"seat {result.haggis_to} captures the Haggis")
+        logged = self.logged.rounds[round_no]
+        for s in range(self.n):
+            parts = ", ".join(f"{k.replace('_', ' ')} {logged[f'{k}_{s}']}" for k in SCORE_KEYS)
+            notes.append(f"seat {s}: {parts}")
+        fields = self._round_fields(result, round_no)
+        fields["totals"] = list(g.scores)
+        self._frame(
+            "round_end",
+            f"Round {round_no + 1} over: seat {result.out_order[0]} went out first",
+            round=round_no,
+            trick=self.frames[-1]["trick"],
+            notes=notes,
+            to_act=None,
+            hands=hands,
+            **fields,
+        )
+
+    def _round_haggis(self, round_no: int) -> list[str]:
+        """The round's Haggis: the deal frame of the round shows it."""
+        for f in reversed(self.frames):
+            if f["kind"] == "deal" and f["round"] == round_no:
+                return list(f["haggis"])
+        return []
+
+    # --- the game's data -----------------------------------------------------------------
+    def _game_data(self) -> dict[str, Any]:
+        logged, g = self.logged, self.game
+        row = logged.row
+        strategies = [str(row[f"strategy_{k}"]) for k in range(self.n)]
+        totals = [0] * self.n
+        rounds = []
+        for r in logged.rounds:
+            scores = [{k: r[f"{k}_{s}"] for k in SCORE_KEYS} for s in range(self.n)]
+            totals = [t + sc["total"] for t, sc in zip(totals, scores, strict=True)]
+            rounds.append(
+                {
+                    "round": r["round"],
+                    "dealer": r["dealer"],
+                    "leader": r["leader"],
+                    "shepherd": r["shepherd"],
+                    "haggis_to": r["haggis_to"],
+                    "bets": [r[f"bet_{s}"] for s in range(self.n)],
+                    "scores": scores,
+                    "totals": totals,
+                }
+            )
+        return {
+            "run": str(logged.run_dir),
+            "game_id": logged.game_id,
+            "deal_id": row["deal_id"],
+            "players": self.n,
+            "rules": self.rules.label,
+            "rule_flags": self.rules.as_dict(),
+            "seed": logged.manifest["seed"],
+            "strategies": strategies,
+            "winner": g.winner,
+            "final": [row[f"score_{k}"] for k in range(self.n)],
+            "rounds": rounds,
+            "notes": [MCTS_NOTE] if any(s.split(":")[0] == "mcts" for s in strategies) else [],
+            "frames": self.frames,
+        }

@@ -1,0 +1,386 @@
+"""``haggis-sim show RUN GAME_ID``: the game viewer page, its data, its browser behaviour,
+and its errors.
+
+The page's embedded JSON is parsed back and checked against the run's own tables and a
+fresh deal of the engine; the page is then loaded in headless Chromium with a script
+appended that presses keys and records what the page shows (as in
+``tests/test_report_browser.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+import haggis_sim as hs
+from haggis_sim.analytics.game_view import MCTS_NOTE, build_view
+from haggis_sim.cards import Cards
+from haggis_sim.cli import app
+from haggis_sim.logs import ledger
+
+runner = CliRunner()
+WIDTH, HEIGHT = 1280, 900
+
+
+def invoke(*args: str) -> Any:
+    return runner.invoke(app, list(args))
+
+
+def one_line_error(res: Any, *words: str) -> str:
+    """Assert exit 2 and exactly one ``error:`` line on stderr (no traceback); return it."""
+    assert res.exit_code == 2, (res.exit_code, res.stdout, res.stderr, res.exception)
+    assert isinstance(res.exception, SystemExit), res.exception
+    assert "Traceback" not in res.stderr + res.stdout
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), res.stderr
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+    return str(lines[0])
+
+
+def make_run(out: Path, *args: str) -> Path:
+    res = invoke("run", *args, "--out", str(out), "-q", "--jobs", "1")
+    assert res.exit_code == 0, (res.stdout, res.stderr, res.exception)
+    return out
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    base = tmp_path_factory.mktemp("show-runs")
+    return {
+        "mcts": make_run(base / "mcts", "-s", "heuristic,mcts:iters=20", "-n", "4",
+                         "--chunk-size", "2"),
+        # 3 players, the bomber chooses who takes a bombed trick and the Haggis: gives
+        "three": make_run(base / "three", "-s", "random:bet=0.3", "-p", "3", "-n", "6",
+                          "--chunk-size", "3", "--seed", "22", "--rules", "aid",
+                          "--rule", "haggis_to=last_to_play"),
+    }  # fmt: skip
+
+
+def page_data(page: Path) -> dict[str, Any]:
+    found = re.search(
+        r'<script type="application/json" id="game-data">(.*?)</script>',
+        page.read_text(encoding="utf-8"),
+        re.S,
+    )
+    assert found, "no embedded game data"
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data
+
+
+def table(run_dir: Path, name: str, game_id: int) -> pl.DataFrame:
+    keys = {"games": ["game_id"], "rounds": ["round"], "moves": ["round", "turn"]}[name]
+    frame = ledger.read_table(run_dir, name).filter(pl.col("game_id") == game_id).collect()
+    return frame.sort(keys)
+
+
+def show(run_dir: Path, game_id: int, out: Path, *extra: str) -> dict[str, Any]:
+    res = invoke("show", str(run_dir), str(game_id), "--out", str(out), *extra)
+    assert res.exit_code == 0, (res.stdout, res.stderr, res.exception)
+    assert f"wrote {out}" in res.stdout
+    return page_data(out)
+
+
+# --- the page's data against the log and the engine ----------------------------------------
+
+
+def check_against_log(run_dir: Path, game_id: int, data: dict[str, Any]) -> None:
+    games = table(run_dir, "games", game_id).row(0, named=True)
+    n = data["players"]
+    final = [games[f"score_{k}"] for k in range(n)]
+    assert data["final"] == final
+    assert data["winner"] == games["winner"]
+    assert data["frames"][-1]["kind"] == "game_end"
+    assert data["frames"][-1]["totals"] == final
+    assert data["strategies"] == [games[f"strategy_{k}"] for k in range(n)]
+
+    # every logged move, in order, as the page shows it
+    moves = table(run_dir, "moves", game_id).to_dicts()
+    acts = [f for f in data["frames"] if f["kind"] == "action"]
+    assert len(acts) == len(moves)
+    for f, m in zip(acts, moves, strict=True):
+        where = (m["round"], m["turn"])
+        a = f["act"]
+        assert (f["round"], a["turn"], f["seat"]) == (m["round"], m["turn"], m["seat"]), where
+        assert (f["trick"]) == m["trick"], where
+        assert (a["kind"] if a["type"] == "play" else a["type"]) == m["type"], where
+        assert a["cards"] == list(Cards.from_mask(m["cards"] or 0)), where
+        if m["type"] in ("bet", "give"):
+            assert a["value"] == m["value"], where
+        if a["type"] == "play":  # on the table now, as the trick's latest play
+            assert f["trick_plays"][-1]["seat"] == f["seat"], where
+            assert f["trick_plays"][-1]["cards"] == a["cards"], where
+            assert f["trick_plays"][-1]["text"] == a["reading"], where
+        assert len(f["hands"][f["seat"]]) == m["hand_after"], where
+
+    # the hands and the Haggis dealt at the start are the engine's deal of this game
+    rules = hs.Rules(
+        **{**data["rule_flags"], "bet_values": tuple(data["rule_flags"]["bet_values"])}
+    )
+    game = hs.Game(rules, seed=data["seed"], game_id=games["deal_id"])
+    first = data["frames"][0]
+    assert first["kind"] == "deal"
+    assert first["hands"] == [list(game.hand(s)) for s in range(n)]
+    assert first["haggis"] == list(game.haggis)
+    assert sum(len(h) for h in first["hands"]) + len(first["haggis"]) == (
+        42 if n == 2 else 54
+    )  # suit cards and J Q K each
+
+    # round scores by source and running totals, as the rounds table has them
+    rounds = table(run_dir, "rounds", game_id).to_dicts()
+    assert len(data["rounds"]) == len(rounds) == games["rounds"]
+    totals = [0] * n
+    ends = [f for f in data["frames"] if f["kind"] == "round_end"]
+    for r, shown, end in zip(rounds, data["rounds"], ends, strict=True):
+        for s in range(n):
+            for key in ("going_out", "cards", "bets", "bonus", "total"):
+                assert shown["scores"][s][key] == r[f"{key}_{s}"], (r["round"], s, key)
+            totals[s] += r[f"total_{s}"]
+        assert shown["totals"] == totals
+        assert end["totals"] == totals
+
+
+def test_page_data_equals_the_log_and_the_deal(runs: dict[str, Path], tmp_path: Path) -> None:
+    for game_id in range(4):
+        data = show(runs["mcts"], game_id, tmp_path / f"g{game_id}.html")
+        check_against_log(runs["mcts"], game_id, data)
+        assert data["notes"] == [MCTS_NOTE]  # said once, not invented
+
+
+def test_three_players_gives_and_captures(runs: dict[str, Path]) -> None:
+    gives: list[str] = []
+    for game_id in range(6):
+        data = build_view(runs["three"], game_id)
+        check_against_log(runs["three"], game_id, data)
+        assert data["notes"] == []  # no mcts seat
+        for f in data["frames"]:
+            if f["kind"] == "action" and f["act"]["type"] == "give":
+                gives.append(f["head"])
+                if "bombed trick" in f["head"]:
+                    to = f["act"]["value"]
+                    assert f"bomb wins the trick: seat {to} takes it" in f["notes"][-1], f
+    assert any("gives the bombed trick to seat" in g for g in gives), gives
+
+
+def test_page_is_self_contained(runs: dict[str, Path], tmp_path: Path) -> None:
+    page = tmp_path / "g.html"
+    show(runs["mcts"], 1, page)
+    text = page.read_text(encoding="utf-8")
+    for needle in ("http://", "https://", "src=", "<link", "@import", "url(", "//cdn"):
+        assert needle not in text.lower(), needle
+    assert text.count("<script") == 2  # the data and the viewer, both inline
+
+
+# --- in the browser ------------------------------------------------------------------------
+
+DRIVE = """<script>window.addEventListener('load', function () {
+  function key(k) {
+    document.dispatchEvent(new KeyboardEvent('keydown', {key: k, bubbles: true}));
+  }
+  function seen() {
+    var hands = [], totals = [];
+    for (var s = 0; document.getElementById('hand-' + s); s++) {
+      hands.push(Array.prototype.map.call(document.querySelectorAll('#hand-' + s + ' .card'),
+        function (c) { return c.textContent; }));
+      totals.push(document.getElementById('total-' + s).textContent);
+    }
+    return {pos: document.getElementById('pos').textContent, hands: hands, totals: totals,
+            head: document.getElementById('event-head').textContent};
+  }
+  var out = {steps: [seen()]};
+  KEYS.forEach(function (k) { key(k); out.steps.push(seen()); });
+  out.result = document.getElementById('result').textContent;
+  // after all the stepping: nothing in the page that could load a file or reach a network
+  out.loaders = document.querySelectorAll(
+    '[src], [href], link, iframe, object, embed, img, video, audio, source').length;
+  var pre = document.createElement('pre');
+  pre.id = 'browser-check';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});</script>"""
+
+KEYS = ["ArrowRight", "ArrowRight", "ArrowRight", "ArrowLeft", "ArrowDown", "ArrowDown", "ArrowUp",
+        "PageDown", "ArrowRight", "ArrowRight", "PageUp", "PageUp", "Home", "ArrowDown",
+        "ArrowDown", "ArrowDown", "End", "ArrowLeft", "ArrowUp", "Home"]  # fmt: skip
+
+
+def chromium() -> str:
+    import os
+
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed (apt-get install chromium)")
+        pytest.skip("chromium is not installed")
+    return exe
+
+
+def drive(page: Path, tmp: Path) -> dict[str, Any]:
+    """Load a copy of ``page`` with the key-pressing script appended; what it recorded."""
+    copy = tmp / "driven.html"
+    script = DRIVE.replace("KEYS", json.dumps(KEYS))
+    copy.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "</body>"))
+    cmd = [
+        chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--hide-scrollbars", f"--user-data-dir={tmp / 'profile'}",
+        f"--window-size={WIDTH},{HEIGHT}", "--virtual-time-budget=10000", "--dump-dom",
+        copy.as_uri(),
+    ]  # fmt: skip
+    dom = subprocess.run(cmd, capture_output=True, text=True, timeout=180).stdout
+    found = re.search(r"<pre id=\"browser-check\">(.*?)</pre>", dom, re.S)
+    assert found, f"the check did not run; chromium printed: {dom[:300]!r}"
+    text = found.group(1).replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
+    result: dict[str, Any] = json.loads(text.replace("&amp;", "&"))
+    return result
+
+
+def expected_indices(frames: list[dict[str, Any]]) -> list[int]:
+    """The frame each press of KEYS should show, by the viewer's documented rules: a step,
+    the next trick's first frame, back to this trick's start (or the previous trick's)."""
+    seg = [f["segment"] for f in frames]
+    start = [min(j for j in range(len(seg)) if seg[j] == seg[i]) for i in range(len(seg))]
+    last = len(frames) - 1
+    i, out = 0, [0]
+    for k in KEYS:
+        if k == "ArrowRight":
+            i = min(i + 1, last)
+        elif k == "ArrowLeft":
+            i = max(i - 1, 0)
+        elif k in ("ArrowDown", "PageDown"):
+            i = next((j for j in range(i, len(seg)) if seg[j] != seg[i]), last)
+        elif k in ("ArrowUp", "PageUp"):
+            i = start[i] if i > start[i] else (start[i - 1] if i else 0)
+        elif k == "Home":
+            i = 0
+        elif k == "End":
+            i = last
+        out.append(i)
+    return out
+
+
+def test_page_steps_in_the_browser(runs: dict[str, Path], tmp_path: Path) -> None:
+    page = tmp_path / "g.html"
+    data = show(runs["mcts"], 1, page)
+    frames = data["frames"]
+    got = drive(page, tmp_path)
+    want = expected_indices(frames)
+    assert len(set(want)) > 6, want  # the keys really move around the game
+    assert len(got["steps"]) == len(want)
+    for press, (shown, i) in enumerate(zip(got["steps"], want, strict=True)):
+        f = frames[i]
+        what = (["start", *KEYS][press], i, shown["pos"])
+        assert shown["pos"].startswith(f"step {i + 1} / {len(frames)} "), what
+        assert shown["hands"] == f["hands"], what
+        assert shown["totals"] == [str(t) for t in f["totals"]], what
+        assert shown["head"] == f["head"], what
+    # the final screen (End) shows the logged final scores
+    end = got["steps"][KEYS.index("End") + 1]
+    games = table(runs["mcts"], "games", 1).row(0, named=True)
+    assert end["pos"].endswith("game over")
+    assert end["totals"] == [str(games[f"score_{k}"]) for k in range(2)]
+    assert "final scores " + " – ".join(end["totals"]) in " ".join(got["result"].split())
+    assert got["loaders"] == 0  # nothing that fetches (Resource Timing does not list file://)
+
+
+# --- errors for people ---------------------------------------------------------------------
+
+
+def test_errors_write_nothing(runs: dict[str, Path], tmp_path: Path) -> None:
+    src = runs["mcts"]
+    out = tmp_path / "page.html"
+
+    one_line_error(invoke("show", str(src), "99", "--out", str(out)), "game 99")
+    one_line_error(invoke("show", str(tmp_path), "0", "--out", str(out)), "not a haggis-sim run")
+    one_line_error(invoke("show", str(src), "0", "--out", str(tmp_path / "p.htm")), ".html")
+    one_line_error(invoke("show", str(src), "0", "--out", str(src / "p.html")), "run folder")
+    one_line_error(invoke("show", str(src), "0", "--out", str(tmp_path / "no" / "p.html")),
+                   "does not exist")  # fmt: skip
+
+    bare = make_run(tmp_path / "bare", "-s", "greedy,random", "-n", "2", "--no-log-moves")
+    one_line_error(invoke("show", str(bare), "0", "--out", str(out)), "made with --no-log-moves")
+
+    cut = tmp_path / "cut"
+    shutil.copytree(src, cut)
+    part = ledger.table_files(cut, "moves")[0]
+    part.write_bytes(part.read_bytes()[:-200])
+    one_line_error(invoke("show", str(cut), "0", "--out", str(out)), "damaged log file")
+
+    # a play with a card its player never held: the engine refuses it, no page
+    bad = tampered_run(src, tmp_path / "bad", "moves", extra_card)
+    one_line_error(invoke("show", str(bad), "0", "--out", str(out)), "disagrees", "game 0")
+    # a round the rounds table lost: named, not a traceback
+    lost = tampered_run(src, tmp_path / "lost", "rounds", last_round_lost)
+    one_line_error(invoke("show", str(lost), "0", "--out", str(out)), "disagrees", "no row")
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.suffix == ".html" or ".tmp" in p.name] == []
+
+
+def extra_card(frame: pl.DataFrame) -> pl.DataFrame:
+    """Game 0's first play with one more card, one its player never held."""
+    plays = frame.with_row_index().filter((pl.col("game_id") == 0) & (pl.col("n_cards") > 0))
+    i, seat = int(plays["index"][0]), int(plays["seat"][0])
+    foreign = frame.filter((pl.col("game_id") == 0) & (pl.col("round") == 0)
+                           & (pl.col("seat") != seat) & (pl.col("n_cards") > 0))  # fmt: skip
+    card = int(foreign["cards"][0]) & ((1 << 45) - 1)
+    card &= -card
+    at = pl.int_range(pl.len()) == i
+    return frame.with_columns(
+        pl.when(at).then(pl.col("cards") | card).otherwise(pl.col("cards")).alias("cards")
+    )
+
+
+def last_round_lost(frame: pl.DataFrame) -> pl.DataFrame:
+    """The rounds table without game 0's last round."""
+    last = frame.filter(pl.col("game_id") == 0)["round"].max()
+    return frame.filter((pl.col("game_id") != 0) | (pl.col("round") != last))
+
+
+def tampered_run(src: Path, dst: Path, table: str, edit: Any) -> Path:
+    """A copy of ``src`` with the first part of ``table`` edited and its ledger line forged
+    to match, so only the engine can tell."""
+    shutil.copytree(src, dst)
+    part = ledger.table_files(dst, table)[0]
+    frame = edit(pl.read_parquet(part))
+    frame.write_parquet(part)
+    data = part.read_bytes()
+    entries, _ = ledger.read_entries(dst)
+    ledger.rewrite(dst, [
+        e if e.name != part.name else ledger.Entry(e.start, e.stop, {
+            **e.files, table: ledger.PartFile(frame.height, len(data), ledger.digest(data))})
+        for e in entries
+    ])  # fmt: skip
+    return dst
+
+
+def test_existing_out_needs_force(runs: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "mine.html"
+    out.write_text("my own notes")
+    one_line_error(invoke("show", str(runs["mcts"]), "0", "--out", str(out)), "--force")
+    assert out.read_text() == "my own notes"
+    data = show(runs["mcts"], 0, out, "--force")
+    assert data["game_id"] == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["mine.html"]  # no temporary left
+
+
+def test_default_out_is_named_after_run_and_game(
+    runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    res = invoke("show", str(runs["mcts"]), "2")
+    assert res.exit_code == 0, (res.stdout, res.stderr, res.exception)
+    page = tmp_path / "mcts-game-2.html"
+    assert page_data(page)["game_id"] == 2
+    one_line_error(invoke("show", str(runs["mcts"]), "2"), "already exists")
+    # run from inside the run folder: the default would land there, and is refused
+    monkeypatch.chdir(runs["mcts"])
+    one_line_error(invoke("show", ".", "2"), "inside the run folder")
+    assert not list(runs["mcts"].glob("*.html"))
