@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 from typer.testing import CliRunner
@@ -25,6 +26,7 @@ from haggis_sim.analytics.game_view import MCTS_NOTE, AltRequest, build_view
 from haggis_sim.analytics.replay import LogCursor, load_game, start_game
 from haggis_sim.cards import Cards
 from haggis_sim.cli import app
+from haggis_sim.engine.rng import derive
 from haggis_sim.logs import ledger
 from strategies import shortlist
 
@@ -462,6 +464,9 @@ def test_alternatives_are_reproducible_and_seated(runs: dict[str, Path], tmp_pat
     check_alternatives(runs["mcts"], 2, one, {0, 1})
     seeds = [f["alts"]["seed"] for f in one["frames"] if "alts" in f]
     assert len(set(seeds)) == len(seeds)  # a seed per decision
+    acts = [f for f in one["frames"] if f["kind"] == "action"]
+    base = derive(np.int64(one["seed"]), np.int64(2))  # as play's hint: seed, game, index
+    assert seeds == [int(derive(base, i)) for i, f in enumerate(acts) if "alts" in f]
     other = build_view(runs["mcts"], 3, request)  # another game: other seeds
     assert not set(seeds) & {f["alts"]["seed"] for f in other["frames"] if "alts" in f}
     data = show(runs["mcts"], 2, tmp_path / "s.html", "--alternatives", "--samples", "8",

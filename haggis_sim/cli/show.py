@@ -84,16 +84,14 @@ def show(
 
 
 def alt_request(alternatives: bool, samples: int | None, seats: str | None) -> AltRequest | None:
-    """The --alternatives request, or None; InputError for --samples < 1, a bad --seats,
-    or either of them without --alternatives."""
+    """The --alternatives request, or None; InputError for a bad --seats, or --samples or
+    --seats without --alternatives (build_view refuses --samples < 1)."""
     from ..analytics.game_view import AltRequest, parse_seats
 
     if not alternatives:
         if samples is not None or seats is not None:
             raise InputError("--samples and --seats go with --alternatives")
         return None
-    if samples is not None and samples < 1:
-        raise InputError(f"--samples must be at least 1, got {samples}")
     return AltRequest(100 if samples is None else samples, parse_seats(seats or "mcts"))
 
 
