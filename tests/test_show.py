@@ -16,15 +16,19 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 from typer.testing import CliRunner
 
 import haggis_sim as hs
-from haggis_sim.analytics.game_view import MCTS_NOTE, build_view
+from haggis_sim.analytics.game_view import MCTS_NOTE, AltRequest, build_view
+from haggis_sim.analytics.replay import LogCursor, load_game, start_game
 from haggis_sim.cards import Cards
 from haggis_sim.cli import app
+from haggis_sim.engine.rng import derive
 from haggis_sim.logs import ledger
+from strategies import shortlist
 
 runner = CliRunner()
 WIDTH, HEIGHT = 1280, 900
@@ -223,10 +227,10 @@ def chromium() -> str:
     return exe
 
 
-def drive(page: Path, tmp: Path) -> dict[str, Any]:
+def drive(page: Path, tmp: Path, script: str | None = None) -> dict[str, Any]:
     """Load a copy of ``page`` with the key-pressing script appended; what it recorded."""
     copy = tmp / "driven.html"
-    script = DRIVE.replace("KEYS", json.dumps(KEYS))
+    script = script or DRIVE.replace("KEYS", json.dumps(KEYS))
     copy.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "</body>"))
     cmd = [
         chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -384,3 +388,184 @@ def test_default_out_is_named_after_run_and_game(
     monkeypatch.chdir(runs["mcts"])
     one_line_error(invoke("show", ".", "2"), "inside the run folder")
     assert not list(runs["mcts"].glob("*.html"))
+
+
+# --- --alternatives: the decision analysis of each decision ---------------------------------
+
+
+def legal_counts(run_dir: Path, game_id: int) -> list[tuple[int, int]]:
+    """(seat, number of legal actions) of every logged action of the game, in order: the
+    game walked through the engine from its log, independently of the viewer."""
+    logged = load_game(run_dir, game_id)
+    game, cursor = start_game(logged), LogCursor(logged)
+    out = []
+    while not game.over:
+        seat = game.to_act
+        assert seat is not None
+        out.append((seat, len(game.legal_actions())))
+        game.apply_action(cursor.next_action(game))
+    return out
+
+
+def check_alternatives(run_dir: Path, game_id: int, data: dict[str, Any], seats: set[int]) -> int:
+    """Every decision of ``seats`` with 2+ legal actions has scored alternatives (the played
+    move among them, one best, values in [0, 1]); no other step has any. How many."""
+    acts = [f for f in data["frames"] if f["kind"] == "action"]
+    counts = legal_counts(run_dir, game_id)
+    assert len(acts) == len(counts)
+    scored = 0
+    for f, (seat, legal) in zip(acts, counts, strict=True):
+        assert f["seat"] == seat
+        if seat not in seats or legal < 2:
+            assert "alts" not in f, f["head"]
+            continue
+        rows = f["alts"]["rows"]
+        scored += 1
+        assert 2 <= len(rows) <= legal, f["head"]
+        played = [r for r in rows if r["played"]]
+        assert len(played) == 1, f["head"]
+        a = f["act"]
+        want = {
+            "play": f"{a['reading']}: {' '.join(a['cards'])}",
+            "pass": "pass",
+            "bet": f"bet {a['value']}",
+            "give": f"give to seat {a['value']}",
+        }[a["type"]]
+        assert played[0]["text"] == want, (played[0], f["head"])
+        best = [r for r in rows if r["best"]]
+        assert len(best) == 1 and best[0]["value"] == max(r["value"] for r in rows)
+        assert all(0.0 <= r["value"] <= 1.0 and r["stderr"] >= 0 for r in rows), rows
+    assert all("alts" not in f for f in data["frames"] if f["kind"] != "action")
+    return scored
+
+
+def test_alternatives_of_the_mcts_seat(runs: dict[str, Path], tmp_path: Path) -> None:
+    """Default seats: only the mcts seat's decisions are scored, every one with a choice."""
+    src = runs["mcts"]
+    for game_id in (0, 1):  # the mcts seat is seat 1 in one game and seat 0 in the other
+        data = show(src, game_id, tmp_path / f"a{game_id}.html", "--alternatives",
+                    "--samples", "8")  # fmt: skip
+        mcts = {k for k, s in enumerate(data["strategies"]) if s.startswith("mcts")}
+        assert len(mcts) == 1
+        assert data["alternatives"]["seats"] == sorted(mcts)
+        n = check_alternatives(src, game_id, data, mcts)
+        assert n == data["alternatives"]["decisions"] > 10
+        assert "8 samples per alternative" in data["notes"][0]
+        assert "not the search's own visit counts" in data["notes"][0]
+        check_against_log(src, game_id, data)  # the rest of the page is unchanged
+
+
+def test_alternatives_are_reproducible_and_seated(runs: dict[str, Path], tmp_path: Path) -> None:
+    """Two builds give the same data; --seats picks the seats; the seed is run, game, index."""
+    request = AltRequest(samples=8, seats="all")
+    one = build_view(runs["mcts"], 2, request)
+    two = build_view(runs["mcts"], 2, request)
+    assert one == two
+    check_alternatives(runs["mcts"], 2, one, {0, 1})
+    seeds = [f["alts"]["seed"] for f in one["frames"] if "alts" in f]
+    assert len(set(seeds)) == len(seeds)  # a seed per decision
+    acts = [f for f in one["frames"] if f["kind"] == "action"]
+    base = derive(np.int64(one["seed"]), np.int64(2))  # as play's hint: seed, game, index
+    assert seeds == [int(derive(base, i)) for i, f in enumerate(acts) if "alts" in f]
+    other = build_view(runs["mcts"], 3, request)  # another game: other seeds
+    assert not set(seeds) & {f["alts"]["seed"] for f in other["frames"] if "alts" in f}
+    data = show(runs["mcts"], 2, tmp_path / "s.html", "--alternatives", "--samples", "8",
+                "--seats", "0")  # fmt: skip
+    check_alternatives(runs["mcts"], 2, data, {0})
+    seat0 = [f["alts"] for f in one["frames"] if f["seat"] == 0 and "alts" in f]
+    assert seat0 == [f["alts"] for f in data["frames"] if "alts" in f]  # same numbers
+
+
+def test_alternatives_pre_rank_keeps_the_played_move(
+    runs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over the budget only the pre-ranking's best are scored fully: the played move too."""
+    monkeypatch.setattr(shortlist, "FULL_BUDGET", 8 * 3)  # any decision of 4+ alternatives
+    data = build_view(runs["mcts"], 1, AltRequest(samples=8))
+    pre = [f for f in data["frames"] if "alts" in f and "pre-ranked" in f["alts"]["note"]]
+    assert len(pre) > 5
+    dropped = 0
+    for f in pre:
+        rows = f["alts"]["rows"]
+        assert sum(r["played"] for r in rows) == 1, f["head"]
+        assert len(rows) <= shortlist.TOP + 1
+        dropped += len(rows) == shortlist.TOP + 1  # the played move was not in the best 12
+    assert dropped > 0
+
+
+def test_alternatives_see_only_the_acting_seat(
+    runs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every position given to the analysis is the acting seat's own Observation."""
+    seen: list[int] = []
+    real = shortlist.analyze
+
+    def spy(position: Any, actions: Any, **kw: Any) -> Any:
+        assert isinstance(position, hs.Observation), type(position)
+        assert position.seat == position.to_act
+        seen.append(position.seat)
+        return real(position, actions, **kw)
+
+    monkeypatch.setattr(shortlist, "analyze", spy)
+    data = build_view(runs["mcts"], 0, AltRequest(samples=4, seats="all"))
+    scored = [f["seat"] for f in data["frames"] if "alts" in f]
+    assert seen == scored  # one call per decision, by the seat that acted
+
+
+def test_alternatives_errors_write_nothing(runs: dict[str, Path], tmp_path: Path) -> None:
+    src = runs["mcts"]
+    out = tmp_path / "page.html"
+    alt = ("show", str(src), "0", "--out", str(out), "--alternatives")
+    one_line_error(invoke(*alt, "--samples", "0"), "--samples must be at least 1")
+    one_line_error(invoke(*alt, "--seats", "one"), "--seats takes mcts, all or seat numbers")
+    one_line_error(invoke(*alt, "--seats", "0,2"), "seat 2 is not in this 2-player game")
+    one_line_error(invoke("show", str(src), "0", "--out", str(out), "--samples", "8"),
+                   "go with --alternatives")  # fmt: skip
+    one_line_error(invoke("show", str(runs["three"]), "0", "--out", str(out), "--alternatives"),
+                   "no mcts seat")  # fmt: skip
+    assert list(tmp_path.iterdir()) == []
+
+
+ALT_DRIVE = """<script>window.addEventListener('load', function () {
+  var out = [];
+  document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Home', bubbles: true}));
+  for (var i = 0; i < STEPS; i++) {
+    out.push({note: document.getElementById('alts-note').textContent,
+              rows: Array.prototype.map.call(document.querySelectorAll('#alts tr'),
+                function (tr) { return Array.prototype.map.call(tr.children,
+                  function (td) { return td.textContent; }); })});
+    document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true}));
+  }
+  var pre = document.createElement('pre');
+  pre.id = 'browser-check';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});</script>"""
+
+
+def test_alternatives_panel_in_the_browser(runs: dict[str, Path], tmp_path: Path) -> None:
+    page = tmp_path / "g.html"
+    data = show(runs["mcts"], 1, page, "--alternatives", "--samples", "8")
+    frames = data["frames"][:60]
+    shown: list[dict[str, Any]] = drive(
+        page, tmp_path, ALT_DRIVE.replace("STEPS", str(len(frames)))
+    )  # type: ignore[assignment]
+    assert len(shown) == len(frames)
+    assert any("alts" in f for f in frames) and any("alts" not in f for f in frames)
+    for i, (f, got) in enumerate(zip(frames, shown, strict=True)):
+        if "alts" not in f:
+            assert got["note"].startswith("not scored ("), (i, got)
+            assert got["rows"] == [], i
+            continue
+        rows = f["alts"]["rows"]
+        assert got["note"].startswith(f"seat {f['seat']} chose this step's move from "), i
+        assert got["rows"][0] == ["#", "action", "value", "round margin", ""]
+        assert [r[1] for r in got["rows"][1:]] == [r["text"] for r in rows], i
+        assert [r[2] for r in got["rows"][1:]] == [f"{r['value']:.3f} ± {r['stderr']:.3f}"
+                                                   for r in rows], i  # fmt: skip
+        marks = [r[4] for r in got["rows"][1:]]
+        assert sum("played" in m for m in marks) == 1 and sum("best" in m for m in marks) == 1
+    # without --alternatives there is no panel
+    plain = show(runs["mcts"], 1, tmp_path / "plain.html")
+    assert "alternatives" not in plain and all("alts" not in f for f in plain["frames"])
+    assert 'id="alts-box"' not in (tmp_path / "plain.html").read_text(encoding="utf-8")

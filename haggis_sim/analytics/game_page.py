@@ -80,6 +80,13 @@ table { border-collapse: collapse; background: #fffdf8; font-size: 12px;
 th, td { border: 1px solid #d6cdb9; padding: 3px 7px; text-align: right; }
 th { background: #e3ddd0; }
 td.run { font-weight: 700; }
+#alts-box { margin-top: 8px; }
+#alts-box .label { margin: 0 0 4px; font-size: 12px; color: #5b5446; }
+#alts-note { font-size: 12px; margin-bottom: 4px; }
+#alts-scroll { max-height: 300px; overflow-y: auto; }
+#alts td.text, #alts th { text-align: left; }
+#alts tr.played td { background: #fff3d6; font-weight: 600; }
+#alts tr.best td.mark { color: #23753a; font-weight: 700; }
 """
 
 JS = r"""
@@ -173,6 +180,39 @@ JS = r"""
       read.textContent = a.kind + ' · rank ' + a.rank + ' · ' + a.reading;
     }
   }
+  function drawAlts(f) {
+    var A = D.alternatives, box = document.getElementById('alts');
+    if (!A) return;
+    box.textContent = '';
+    var note = document.getElementById('alts-note'), x = f.alts;
+    if (!x) {
+      var why = f.kind !== 'action' ? 'not a decision'
+        : A.seats.indexOf(f.seat) < 0 ? 'seat ' + f.seat + ' is not among the scored seats'
+        : 'one legal action only';
+      note.textContent = 'not scored (' + why + ')';
+      return;
+    }
+    note.textContent = 'seat ' + f.seat + ' chose this step\'s move from ' + x.note +
+      ' (seed ' + x.seed + ')';
+    var head = el('tr');
+    ['#', 'action', 'value', 'round margin', ''].forEach(function (h) {
+      head.appendChild(el('th', '', h));
+    });
+    box.appendChild(head);
+    x.rows.forEach(function (r, i) {
+      var tr = el('tr', (r.played ? 'played' : '') + (r.best ? ' best' : ''));
+      tr.appendChild(el('td', '', String(i + 1)));
+      tr.appendChild(el('td', 'text', r.text));
+      tr.appendChild(el('td', '', r.value.toFixed(3) + ' ± ' + r.stderr.toFixed(3)));
+      var m = (r.margin >= 0 ? '+' : '') + r.margin.toFixed(1);
+      tr.appendChild(el('td', '', m + ' ± ' + r.margin_stderr.toFixed(1)));
+      var marks = [];
+      if (r.played) marks.push('played');
+      if (r.best) marks.push('best');
+      tr.appendChild(el('td', 'mark', marks.join(' · ')));
+      box.appendChild(tr);
+    });
+  }
   function drawMoves(f) {
     var box = document.getElementById('moves');
     box.textContent = '';
@@ -220,7 +260,7 @@ JS = r"""
     var f = F[cur];
     document.getElementById('pos').textContent =
       'step ' + (cur + 1) + ' / ' + F.length + ' · ' + where(f);
-    drawSeats(f); drawTrick(f); drawEvent(f); drawMoves(f); drawScores(cur);
+    drawSeats(f); drawTrick(f); drawEvent(f); drawAlts(f); drawMoves(f); drawScores(cur);
     try { history.replaceState(null, '', '#' + (cur + 1)); } catch (e) { /* a sandboxed page */ }
   }
   function nextTrick() {
@@ -268,6 +308,21 @@ def _seat_box(seat: int, strategy: str) -> str:
 <div class="hand" id="hand-{s}"></div>
 <div class="stats">in hand <b id="size-{s}"></b> · captured <b id="capt-{s}"></b> ·
 game total <b id="total-{s}"></b></div>
+</div>"""
+
+
+def _alts_box(view: dict[str, Any]) -> str:
+    """The panel of scored alternatives (only on a page built with --alternatives)."""
+    alts = view.get("alternatives")
+    if not alts:
+        return ""
+    seats = ", ".join(str(s) for s in alts["seats"])
+    return f"""<div class="box" id="alts-box">
+<h3>The alternatives of this step's decision (scored seats: {seats})</h3>
+<p class="label">{html.escape(alts["label"])} Value: the round's score margin squashed to
+0..1 (0.5 even) ± one standard error; round margin in points.</p>
+<div id="alts-note"></div>
+<div id="alts-scroll"><table id="alts"></table></div>
 </div>"""
 
 
@@ -324,6 +379,7 @@ def render_page(view: dict[str, Any]) -> str:
 <div class="box"><div id="event-head"></div><div id="reading"></div>
 <ul id="event-notes"></ul></div>
 </div>
+{_alts_box(view)}
 </div>
 <div class="box"><h3>This round, step by step</h3><div id="moves"></div></div>
 </main>

@@ -8,12 +8,21 @@ the engine, every round's scores too; a disagreement raises
 table, bets, captured piles, game totals and what just happened. The result is plain
 JSON-ready data; :mod:`.game_page` turns it into the self-contained HTML page.
 
+With an :class:`AltRequest`, each decision of the chosen seats that had two or more
+legal actions is also scored by the decision analysis (:mod:`strategies.shortlist`, as
+``haggis-sim play``'s hint) from the acting seat's observation only, seeded from the run
+seed, the game id and the action's index in the game: the frame of that action carries
+the scored alternatives. These are scored when the page is built, not what the search
+weighed at play time (``run`` does not log that).
+
 Frames come in *segments*, the units the viewer steps by trick: a round's deal, each
 trick (its bets, plays, passes and gives), the round's end, and the game's end.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +31,11 @@ import numpy as np
 from ..cards import Cards
 from ..combos import Combo, rank_name
 from ..engine.layout import S_CAPT
+from ..engine.rng import derive
 from ..errors import InputError
 from ..kernel import card_points
 from ..logs.manifest import read_manifest
-from ..position import Action, Game, RoundResult
+from ..position import Action, Game, Observation, RoundResult
 from .replay import LogCursor, LoggedGame, load_game, start_game
 
 SCORE_KEYS = ("going_out", "cards", "bets", "bonus", "total")
@@ -36,13 +46,63 @@ MCTS_NOTE = (
 )
 
 
-def build_view(run_dir: Path, game_id: int) -> dict[str, Any]:
+@dataclass(frozen=True)
+class AltRequest:
+    """Score the alternatives of the chosen seats' decisions while building the view.
+
+    ``seats``: ``"mcts"`` (the seats whose strategy is mcts), ``"all"``, or seat numbers.
+    """
+
+    samples: int = 100
+    seats: str | tuple[int, ...] = "mcts"
+
+
+def parse_seats(text: str) -> str | tuple[int, ...]:
+    """``--seats``: ``mcts``, ``all`` or seat numbers like ``0,2``; InputError otherwise."""
+    t = text.strip().lower()
+    if t in ("mcts", "all"):
+        return t
+    parts = [p.strip() for p in t.split(",")]
+    if not t or not all(p.isdigit() for p in parts):
+        raise InputError(f"--seats takes mcts, all or seat numbers like 0,2; got {text!r}")
+    return tuple(sorted({int(p) for p in parts}))
+
+
+def _label(samples: int) -> str:
+    return (
+        f"Alternatives: scored when this page was built by the decision analysis ({samples} "
+        "samples per alternative, the acting seat's information only) — not the search's own "
+        "visit counts at play time."
+    )
+
+
+@dataclass
+class _Decision:
+    """A decision to score: the action frame it belongs to and what the seat knew."""
+
+    frame: int
+    index: int  # the action's index in the game (0 = its first action)
+    observation: Observation
+    legal: list[Action]
+    played: Action
+
+
+def build_view(
+    run_dir: Path,
+    game_id: int,
+    alternatives: AltRequest | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
     """The viewer's data for game ``game_id`` of a run logged with moves.
 
+    With ``alternatives``, the chosen seats' decisions are scored too (see the module
+    docstring); ``on_progress(done, total)`` is called as decisions are scored.
     InputError (one line for people) for a folder that is not a run, a run without move
-    log, an unknown game or a damaged log part; ReplayMismatch where the log and the
-    engine disagree.
+    log, an unknown game, a damaged log part, ``samples`` < 1 or seats not in the game;
+    ReplayMismatch where the log and the engine disagree.
     """
+    if alternatives is not None and alternatives.samples < 1:
+        raise InputError(f"--samples must be at least 1, got {alternatives.samples}")
     config = read_manifest(run_dir).get("config")
     if isinstance(config, dict) and config.get("log_moves") is False:
         raise InputError(
@@ -50,7 +110,87 @@ def build_view(run_dir: Path, game_id: int) -> dict[str, Any]:
             "the game from its moves; play the run again without --no-log-moves"
         )
     logged = load_game(run_dir, game_id)
-    return _Builder(logged).build()
+    builder = _Builder(logged)
+    if alternatives is not None:
+        builder.scored_seats = _chosen_seats(alternatives.seats, logged)
+    view = builder.build()
+    if alternatives is not None:
+        _score(builder, alternatives.samples, on_progress)
+        view["notes"] = [_label(alternatives.samples)]
+        view["alternatives"] = {
+            "samples": alternatives.samples,
+            "seats": sorted(builder.scored_seats),
+            "decisions": len(builder.decisions),
+            "label": _label(alternatives.samples),
+        }
+    return view
+
+
+def _chosen_seats(seats: str | tuple[int, ...], logged: LoggedGame) -> set[int]:
+    """The seats whose decisions are scored; InputError if none, or one not in the game."""
+    n = logged.rules.players
+    strategies = [str(logged.row[f"strategy_{k}"]) for k in range(n)]
+    if seats == "all":
+        return set(range(n))
+    if seats == "mcts":
+        chosen = {k for k, s in enumerate(strategies) if s.split(":")[0] == "mcts"}
+        if not chosen:
+            raise InputError(
+                f"game {logged.game_id} has no mcts seat ({', '.join(strategies)}): "
+                "give --seats all or seat numbers to score other seats"
+            )
+        return chosen
+    assert isinstance(seats, tuple)
+    bad = [k for k in seats if k >= n]
+    if bad:
+        raise InputError(f"--seats: seat {bad[0]} is not in this {n}-player game (seats 0-{n - 1})")
+    return set(seats)
+
+
+def _alt_text(action: Action) -> str:
+    """An alternative without its seat: ``pass``, ``bet 15``, ``give to seat 2``, a play."""
+    if action.type == "play":
+        return str(action.combo)
+    if action.type == "bet":
+        return f"bet {action.value}"
+    if action.type == "give":
+        return f"give to seat {action.value}"
+    return "pass"
+
+
+def _score(builder: _Builder, samples: int, on_progress: Callable[[int, int], None] | None) -> None:
+    """Score each recorded decision and put its alternatives in its action frame."""
+    from strategies.shortlist import score_shortlist
+
+    logged = builder.logged
+    base = derive(np.int64(int(logged.manifest["seed"])), np.int64(logged.game_id))
+    total = len(builder.decisions)
+    if on_progress is not None:
+        on_progress(0, total)
+    for done, d in enumerate(builder.decisions, 1):
+        seed = int(derive(base, d.index))  # as play's hint: run seed, game id, action index
+        scored = score_shortlist(
+            d.observation, d.legal, samples=samples, seed=seed, keep=[d.played]
+        )
+        best = scored.alternatives[0].action.code
+        builder.frames[d.frame]["alts"] = {
+            "seed": seed,
+            "note": scored.note,
+            "rows": [
+                {
+                    "text": _alt_text(a.action),
+                    "value": round(a.value, 4),
+                    "stderr": round(a.stderr, 4),
+                    "margin": round(a.margin, 2),
+                    "margin_stderr": round(a.margin_stderr, 2),
+                    "played": a.action.code == d.played.code,
+                    "best": a.action.code == best,
+                }
+                for a in scored.alternatives
+            ],
+        }
+        if on_progress is not None:
+            on_progress(done, total)
 
 
 def _tokens(cards: Cards) -> list[str]:
@@ -75,6 +215,9 @@ class _Builder:
         self.frames: list[dict[str, Any]] = []
         self.segment = -1
         self.trick: list[dict[str, Any]] = []
+        self.scored_seats: set[int] = set()  # seats whose decisions are recorded to score
+        self.decisions: list[_Decision] = []
+        self.actions = 0  # actions taken in the game so far
 
     # --- state ---------------------------------------------------------------------------
     def _captured(self) -> list[list[int]]:
@@ -148,7 +291,13 @@ class _Builder:
         phase = g.phase
         round_no, trick_no = g.round_no, g.trick_no
         hands_before = [_tokens(g.hand(s)) for s in range(self.n)]
+        legal = g.legal_actions() if seat in self.scored_seats else []
+        observation = g.observation(seat) if len(legal) > 1 else None
         action = g.apply_action(self.cursor.next_action(g))
+        if observation is not None:  # its action frame is the next one appended
+            self.decisions.append(_Decision(len(self.frames), self.actions, observation, legal,
+                                            action))  # fmt: skip
+        self.actions += 1
         row = self.cursor.row
         ended = g.round_no != round_no
         result = g.rounds[-1] if ended else None

@@ -31,10 +31,7 @@ from ..runner.seating import strategy_seed
 from .play_input import Command, action_text, ordered, parse_line
 from .play_screen import screen, seat_label
 
-HINT_SAMPLES = 100  # search iterations per alternative in a hint
-HINT_FULL = 30_000  # analyze every alternative when that costs at most this many iterations
-HINT_PRE_SAMPLES = 12  # otherwise: pre-rank every alternative with this many ...
-HINT_TOP = 12  # ... and score the best this many with HINT_SAMPLES
+HINT_SAMPLES = 100  # search iterations per alternative in a hint (strategies.shortlist)
 HINT_ROWS = 10
 
 HELP = """\
@@ -245,23 +242,14 @@ class TerminalPlayer:
 
     def hint(self, obs: hs.Observation, legal: Sequence[hs.Action]) -> None:
         """Score the alternatives from this seat's observation only, and print the table."""
-        from strategies.analysis import analyze
+        from strategies.shortlist import score_shortlist
 
         seed = int(derive(derive(np.int64(self.seed), np.int64(self.game_id)), self.actions))
         listing = ordered(legal)
         number = {a.code: i for i, a in enumerate(listing, 1)}
-        chosen: list[hs.Action] = listing
-        note = f"all {len(listing)} alternatives, {HINT_SAMPLES} samples each"
-        if len(listing) * HINT_SAMPLES > HINT_FULL:
-            pre = analyze(obs, listing, samples=HINT_PRE_SAMPLES, seed=seed)
-            best = sorted(pre, key=lambda a: -a.value)[:HINT_TOP]
-            chosen = [a.action for a in best]
-            note = (
-                f"{len(listing)} alternatives: all pre-ranked with {HINT_PRE_SAMPLES} samples, "
-                f"the best {HINT_TOP} scored with {HINT_SAMPLES}"
-            )
-        alts = sorted(analyze(obs, chosen, samples=HINT_SAMPLES, seed=seed), key=lambda a: -a.value)
-        table = Table(title=f"hint ({note}; seed {seed})", title_justify="left")
+        scored = score_shortlist(obs, listing, samples=HINT_SAMPLES, seed=seed)
+        alts = scored.alternatives
+        table = Table(title=f"hint ({scored.note}; seed {seed})", title_justify="left")
         for col in ("#", "action", "value", "round margin", "out first"):
             table.add_column(col, justify="left" if col == "action" else "right")
         for a in alts[:HINT_ROWS]:

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..errors import InputError
-from .common import fail
+from .common import fail, quiet_terminal
+
+if TYPE_CHECKING:
+    from ..analytics.game_view import AltRequest
 
 
 def show(
@@ -25,12 +29,32 @@ def show(
         ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing --out file.")] = False,
+    alternatives: Annotated[
+        bool,
+        typer.Option(
+            "--alternatives",
+            help="Score each decision's alternatives with the decision analysis (the acting "
+            "seat's information only) and show them in a panel.",
+        ),
+    ] = False,
+    samples: Annotated[
+        int | None,
+        typer.Option("--samples", help="With --alternatives: samples per alternative [100]."),
+    ] = None,
+    seats: Annotated[
+        str | None,
+        typer.Option(
+            "--seats", help="With --alternatives: mcts (default), all, or seat numbers like 0,2."
+        ),
+    ] = None,
 ) -> None:
     """Write a step-through viewer of one logged game: a single HTML file, no network.
 
     Every position is rebuilt through the engine from the run's rules and the game's
     deal, and every logged action is checked against it (as replay does), so all hands
     are shown. Step with the arrow keys (→ ← a step, ↑ ↓ or PgUp PgDn a trick, Home End).
+    With --alternatives every decision of the chosen seats is scored by the decision
+    analysis when the page is built (seeded: the same page every time).
     """
     from ..analytics.game_page import render_page
     from ..analytics.game_view import build_view
@@ -38,15 +62,78 @@ def show(
 
     if out is None:
         out = Path(f"{Path(os.path.abspath(run_dir)).name}-game-{game_id}.html")
+    t0 = time.perf_counter()
     try:
+        request = alt_request(alternatives, samples, seats)
         check_out(out, force)
-        page = render_page(build_view(run_dir, game_id))
+        with ScoreProgress(show=request is not None and not quiet_terminal()) as progress:
+            view = build_view(run_dir, game_id, request, on_progress=progress.step)
+        page = render_page(view)
     except InputError as exc:  # not a run, no move log, unknown game, damaged part, bad --out
         raise fail(str(exc)) from None
     except ReplayMismatch as exc:
         raise fail(f"the log disagrees with the engine, nothing written: {exc}") from None
     write_atomically(out, page)
-    typer.echo(f"wrote {out} (game {game_id}: open it in a browser; → ← step, ↑ ↓ trick)")
+    scored = ""
+    if request is not None:
+        n = view["alternatives"]["decisions"]
+        scored = (
+            f"; alternatives of {n} decisions scored, built in {time.perf_counter() - t0:.1f} s"
+        )
+    typer.echo(f"wrote {out} (game {game_id}{scored}: open it in a browser; → ← step, ↑ ↓ trick)")
+
+
+def alt_request(alternatives: bool, samples: int | None, seats: str | None) -> AltRequest | None:
+    """The --alternatives request, or None; InputError for a bad --seats, or --samples or
+    --seats without --alternatives (build_view refuses --samples < 1)."""
+    from ..analytics.game_view import AltRequest, parse_seats
+
+    if not alternatives:
+        if samples is not None or seats is not None:
+            raise InputError("--samples and --seats go with --alternatives")
+        return None
+    return AltRequest(100 if samples is None else samples, parse_seats(seats or "mcts"))
+
+
+class ScoreProgress:
+    """A bar on stderr (rich) over the decisions being scored, with the time; nothing when
+    ``show`` is false (no --alternatives, stderr not a terminal, or CI set)."""
+
+    def __init__(self, show: bool) -> None:
+        self.progress = None
+        if show:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self.progress = Progress(
+                TextColumn("[bold]scoring decisions"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self.task = self.progress.add_task("", total=None)
+
+    def __enter__(self) -> ScoreProgress:
+        if self.progress is not None:
+            self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.__exit__(None, None, None)
+
+    def step(self, done: int, total: int) -> None:
+        """``done`` of ``total`` decisions scored."""
+        if self.progress is not None:
+            self.progress.update(self.task, completed=done, total=total)
 
 
 def check_out(out: Path, force: bool) -> None:
