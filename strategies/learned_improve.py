@@ -38,6 +38,7 @@ from haggis_sim.stats import wilson
 
 from .kernels import LEARNED_ID
 from .learned_features import FEATURES
+from .learned_metrics import top1
 from .learned_play import Schedule, outcomes, schedule, spec_row, weights_row
 
 POOL: tuple[str, ...] = ("heuristic", "heuristic:bomb=never", "heuristic:bet=0.45",
@@ -75,24 +76,17 @@ def _task(sched: Schedule, cand: np.ndarray, opps: list[tuple[int, np.ndarray]])
 
 class Evaluator:
     """Plays candidates on schedules, split into tasks of :data:`CHUNK` games over ``jobs``
-    processes; per-game results are put back in game order, so sums do not depend on it."""
+    loky worker processes (joblib's); per-game results are put back in game order, so
+    sums do not depend on it."""
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
-        self._parallel: Any = None
-        if jobs > 1:
-            from joblib import Parallel
-
-            self._parallel = Parallel(n_jobs=jobs)
 
     def __enter__(self) -> Evaluator:
-        if self._parallel is not None:
-            self._parallel.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._parallel is not None:
-            self._parallel.__exit__(*exc)
+        """Nothing to close: joblib's loky backend keeps its worker processes between calls."""
 
     def run(
         self,
@@ -105,14 +99,16 @@ class Evaluator:
         tables = opps if opps and isinstance(opps[0], list) else [opps] * len(cands)
         parts = [slice(i, min(i + CHUNK, len(sched))) for i in range(0, len(sched), CHUNK)]
         jobs = [(c, p) for c in range(len(cands)) for p in parts]
-        if self._parallel is None:
+        if self.jobs == 1:
             res = [_task(sched.part(p), cands[c], tables[c]) for c, p in jobs]  # type: ignore[arg-type]
         else:
-            from joblib import delayed
+            # loky's reusable executor, as the runner uses it: a joblib Parallel after a
+            # run in the same process would pick up that executor and fail
+            from joblib.externals.loky import get_reusable_executor
 
-            res = self._parallel(
-                delayed(_task)(sched.part(p), cands[c], tables[c]) for c, p in jobs
-            )
+            ex = get_reusable_executor(max_workers=self.jobs, timeout=60)
+            futures = [ex.submit(_task, sched.part(p), cands[c], tables[c]) for c, p in jobs]
+            res = [f.result() for f in futures]
         per = len(parts)
         return [np.concatenate(res[c * per : (c + 1) * per]) for c in range(len(cands))]
 
@@ -122,8 +118,6 @@ def follow_heuristic(
 ) -> np.ndarray:
     """``weights`` with the ``heuristic_choice`` weight raised (bisection) until the
     heuristic's action is top-1 in :data:`FOLLOW_SHARE` of the decisions it can be."""
-    from .learned_train import top1
-
     j = FEATURES.index("heuristic_choice")
     base = x @ weights
 

@@ -45,6 +45,7 @@ from . import kernels
 from .base import StrategyError
 from .builtin import CompiledStrategy, is_compiled
 from .learned_features import FEATURES, N_FEATURES, decision_features
+from .learned_metrics import _groups, top1
 from .learned_model import save_model
 from .registry import make
 
@@ -257,13 +258,6 @@ def write_positions(pos: Positions, path: Path) -> None:
     tmp.replace(path)
 
 
-def _groups(decision: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start row of each decision and each row's decision number from 0."""
-    starts = np.flatnonzero(np.r_[True, decision[1:] != decision[:-1]])
-    idx = np.cumsum(np.r_[False, decision[1:] != decision[:-1]])
-    return starts, idx
-
-
 def fit(
     x: np.ndarray, decision: np.ndarray, chosen: np.ndarray, l2: float = L2
 ) -> tuple[np.ndarray, dict[str, Any]]:
@@ -292,15 +286,6 @@ def fit(
     res = minimize(loss, np.zeros(x.shape[1]), jac=True, method="L-BFGS-B",
                    options={"maxiter": 500})  # fmt: skip
     return res.x, {"loss": float(res.fun), "iterations": int(res.nit), "converged": res.success}
-
-
-def top1(scores: np.ndarray, decision: np.ndarray, flag: np.ndarray) -> float:
-    """Share of decisions whose first highest-scoring row is flagged (ties: first row)."""
-    starts, idx = _groups(decision)
-    m = np.maximum.reduceat(scores, starts)
-    rows = np.arange(len(scores))
-    first = np.minimum.reduceat(np.where(scores == m[idx], rows, len(scores)), starts)
-    return float(np.mean(flag[first]))
 
 
 def flagged_share(decision: np.ndarray, chosen: np.ndarray, flag: np.ndarray) -> float:
