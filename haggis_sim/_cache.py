@@ -31,6 +31,7 @@ COMPILED_SOURCES = (
     "strategies/ismcts.py",
     "strategies/kernels.py",
     "strategies/learned_features.py",
+    "strategies/learned_play.py",
     "strategies/simple_kernels.py",
 )
 

@@ -18,6 +18,9 @@ sampled choice sets estimates the same weights (McFadden's sampling of alternati
 
 Fit. A conditional logit (softmax over each decision's actions) with L2 penalty,
 minimised by scipy's L-BFGS with the analytic gradient: deterministic for the data.
+
+Stage 2 (:mod:`strategies.learned_improve`) then improves the fitted weights by playing
+whole games against a pool of opponents, and checks the result on fresh deals.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import datetime
 import json
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +45,7 @@ from . import kernels
 from .base import StrategyError
 from .builtin import CompiledStrategy, is_compiled
 from .learned_features import FEATURES, N_FEATURES, decision_features
+from .learned_metrics import _groups, top1
 from .learned_model import save_model
 from .registry import make
 
@@ -49,6 +54,9 @@ HOLDOUT_EVERY = 5  # game g is held out when g % HOLDOUT_EVERY == HOLDOUT_EVERY 
 L2 = 1e-3
 OPPONENTS = ("teacher", "heuristic", "greedy")
 BATCH = 4  # games per worker task
+IMPROVE_ITERS = 60  # stage 2 iterations (haggis-sim train's default)
+IMPROVE_GAMES = 600  # games per candidate per iteration
+CHECK_GAMES = 2000  # held-out games vs the default heuristic at the end
 
 
 def combos() -> list[tuple[str, int]]:
@@ -213,6 +221,16 @@ def generate(
     )
 
 
+def check_improve(iters: int, games: int, check_games: int) -> None:
+    """StrategyError for stage 2 settings that cannot run."""
+    if iters < 0:
+        raise StrategyError(f"--improve-iters must be 0 or more, got {iters}")
+    if iters > 0 and games < 1:
+        raise StrategyError(f"--improve-games must be 1 or more, got {games}")
+    if iters > 0 and check_games < 2:
+        raise StrategyError(f"--check-games must be 2 or more, got {check_games}")
+
+
 def check_teacher(teacher: str) -> None:
     """StrategyError unless ``teacher`` names a compiled strategy."""
     strat = make(teacher)
@@ -238,13 +256,6 @@ def write_positions(pos: Positions, path: Path) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     pl.DataFrame(cols).write_parquet(tmp)
     tmp.replace(path)
-
-
-def _groups(decision: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start row of each decision and each row's decision number from 0."""
-    starts = np.flatnonzero(np.r_[True, decision[1:] != decision[:-1]])
-    idx = np.cumsum(np.r_[False, decision[1:] != decision[:-1]])
-    return starts, idx
 
 
 def fit(
@@ -277,15 +288,6 @@ def fit(
     return res.x, {"loss": float(res.fun), "iterations": int(res.nit), "converged": res.success}
 
 
-def top1(scores: np.ndarray, decision: np.ndarray, flag: np.ndarray) -> float:
-    """Share of decisions whose first highest-scoring row is flagged (ties: first row)."""
-    starts, idx = _groups(decision)
-    m = np.maximum.reduceat(scores, starts)
-    rows = np.arange(len(scores))
-    first = np.minimum.reduceat(np.where(scores == m[idx], rows, len(scores)), starts)
-    return float(np.mean(flag[first]))
-
-
 def flagged_share(decision: np.ndarray, chosen: np.ndarray, flag: np.ndarray) -> float:
     """Share of decisions where the flagged row is the chosen one."""
     return float(np.sum(chosen & flag) / len(np.unique(decision)))
@@ -313,8 +315,22 @@ class TrainResult:
     provenance: dict[str, Any]
 
 
-def train(pos: Positions, *, seed: int, games: int, teacher: str, command: str) -> TrainResult:
-    """Fit on the training games, measure on the held-out ones; weights and provenance."""
+def train(
+    pos: Positions,
+    *,
+    seed: int,
+    games: int,
+    teacher: str,
+    command: str,
+    improve_iters: int = 0,
+    improve_games: int = IMPROVE_GAMES,
+    check_games: int = CHECK_GAMES,
+    jobs: int = 1,
+    on_improve: Callable[[int, int, str], None] | None = None,
+) -> TrainResult:
+    """Fit on the training games, measure on the held-out ones (stage 1); then, unless
+    ``improve_iters`` is 0, improve the weights by play (stage 2). Weights and provenance."""
+    t0 = time.monotonic()
     hold = pos.holdout
     train_rows = ~hold
     if not train_rows.any() or not hold.any():
@@ -329,6 +345,25 @@ def train(pos: Positions, *, seed: int, games: int, teacher: str, command: str) 
     n_test = len(np.unique(pos.decision[hold]))
     n_train = len(np.unique(pos.decision[train_rows]))
     pairs = combos()
+    stage1_seconds = round(time.monotonic() - t0, 1)
+    stage2: dict[str, Any] | None = None
+    if improve_iters > 0:
+        from .learned_improve import follow_heuristic, improve
+
+        x_hold = pos.features[hold].astype(np.float64)
+        starts = {
+            "imitation": w,
+            "imitation + heuristic_choice": follow_heuristic(
+                w, x_hold, pos.decision[hold], pos.heuristic[hold]
+            ),
+        }
+        result = improve(starts, seed=seed, iters=improve_iters, games=improve_games,
+                         check_games=check_games, combos=pairs, jobs=jobs,
+                         on_progress=on_improve)  # fmt: skip
+        w = result.weights
+        stage2 = result.info
+        stage2["holdout_top1_vs_teacher"] = round(top1(x_hold @ w, pos.decision[hold],
+                                                       pos.chosen[hold]), 4)  # fmt: skip
     provenance = {
         "command": command,
         "seed": seed,
@@ -345,6 +380,8 @@ def train(pos: Positions, *, seed: int, games: int, teacher: str, command: str) 
         "fit": info,
         "holdout_top1_vs_teacher": round(acc, 4),
         "heuristic_top1_vs_teacher": round(base, 4),
+        "stage1_fit_seconds": stage1_seconds,
+        "stage2": stage2,
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "git_commit": git_commit(),
         "haggis_sim_version": hs.__version__,
@@ -363,8 +400,13 @@ def run_training(
     data: Path | None = None,
     command: str = "",
     on_progress: Callable[[int, int], None] | None = None,
+    improve_iters: int = 0,
+    improve_games: int = IMPROVE_GAMES,
+    check_games: int = CHECK_GAMES,
+    on_improve: Callable[[int, int, str], None] | None = None,
 ) -> TrainResult:
-    """Generate, fit, and write the model to ``out`` (and the positions to ``data``).
+    """Generate, fit, improve (stage 2, ``improve_iters`` > 0) and write the model to
+    ``out`` (and the positions to ``data``).
 
     Refuses up front (StrategyError) an existing ``out`` or ``data`` without ``force``,
     so hours of self-play are never thrown away at the end.
@@ -376,11 +418,17 @@ def run_training(
             raise StrategyError(f"folder {path.parent} does not exist")
     if games < HOLDOUT_EVERY:
         raise StrategyError(f"--games must be at least {HOLDOUT_EVERY} (one held-out game)")
+    check_improve(improve_iters, improve_games, check_games)
     check_teacher(teacher)
+    t0 = time.monotonic()
     pos = generate(games, seed, teacher, jobs, on_progress)
+    seconds = round(time.monotonic() - t0, 1)
     if data is not None:
         write_positions(pos, data)
-    result = train(pos, seed=seed, games=games, teacher=teacher, command=command)
+    result = train(pos, seed=seed, games=games, teacher=teacher, command=command,
+                   improve_iters=improve_iters, improve_games=improve_games,
+                   check_games=check_games, jobs=jobs, on_improve=on_improve)  # fmt: skip
+    result.provenance["stage1_play_seconds"] = seconds
     save_model(out, result.weights, result.provenance, force=force)
     return result
 
@@ -389,7 +437,12 @@ def describe(provenance: dict[str, Any]) -> str:
     """One line of a model's provenance for ``haggis-sim strategies``."""
     keys = ("games", "seed", "teacher", "holdout_top1_vs_teacher", "heuristic_top1_vs_teacher",
             "date", "git_commit")  # fmt: skip
-    return json.dumps({k: provenance.get(k) for k in keys})
+    out = {k: provenance.get(k) for k in keys}
+    stage2 = provenance.get("stage2")
+    if isinstance(stage2, dict):
+        out["improve_iters"] = stage2.get("iters")
+        out["heldout_vs_heuristic"] = (stage2.get("heldout_vs_heuristic") or {}).get("win_rate")
+    return json.dumps(out)
 
 
 __all__ = [

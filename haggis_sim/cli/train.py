@@ -13,6 +13,14 @@ from ..errors import InputError
 from .common import fail, parse_games, quiet_terminal
 
 
+def _count(text: str, option: str) -> int:
+    """A positive game count for ``option`` (parse_games names --games in its errors)."""
+    try:
+        return parse_games(text)
+    except InputError as exc:
+        raise InputError(str(exc).replace("--games", option, 1)) from None
+
+
 def train(
     out: Annotated[Path, typer.Option("--out", help="Model file to write (.npz).")],
     games: Annotated[
@@ -27,41 +35,73 @@ def train(
         Path | None, typer.Option("--data", help="Also keep the positions as Parquet here.")
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite --out / --data.")] = False,
+    improve_iters: Annotated[
+        int,
+        typer.Option("--improve-iters", help="Stage 2 iterations of play (0: imitation only)."),
+    ] = 60,
+    improve_games: Annotated[
+        str, typer.Option("--improve-games", help="Stage 2 games per candidate per iteration.")
+    ] = "600",
+    check_games: Annotated[
+        str, typer.Option("--check-games", help="Held-out games vs heuristic at the end.")
+    ] = "2000",
 ) -> None:
-    """Train a learned model by imitating a teacher's choices in self-play.
+    """Train a learned model: imitate a teacher, then improve the weights by play.
 
-    Games cycle through every preset and player count and through teacher vs teacher,
-    vs heuristic and vs greedy; one game in five is held out. Prints the held-out top-1
-    accuracy against the teacher's choice, next to the heuristic's on the same decisions.
+    Stage 1: games cycle through every preset and player count and through teacher vs
+    teacher, vs heuristic and vs greedy; one game in five is held out; prints the held-out
+    top-1 accuracy against the teacher's choice, next to the heuristic's. Stage 2: an
+    evolution strategy over the weights, scored by whole games against a pool of
+    heuristic variants, greedy and itself; at the end, the win rate against the default
+    heuristic on fresh deals.
     """
     try:
         n_games = parse_games(games)
         if jobs < 1:
             raise InputError(f"--jobs must be 1 or more, got {jobs}")
+        if improve_iters < 0:
+            raise InputError(f"--improve-iters must be 0 or more, got {improve_iters}")
+        n_improve = _count(improve_games, "--improve-games")
+        n_check = _count(check_games, "--check-games")
+        if n_check < 2:
+            raise InputError(f"--check-games must be 2 or more, got {check_games}")
     except InputError as exc:
         raise fail(str(exc)) from None
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     from strategies.learned_train import run_training
 
     command = "haggis-sim train " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else [])
     console = Console(stderr=True)
     try:
+        settings = dict(games=n_games, seed=seed, teacher=teacher, jobs=jobs, force=force,
+                        data=data, command=command, improve_iters=improve_iters,
+                        improve_games=n_improve, check_games=n_check)  # fmt: skip
         if quiet_terminal():
-            result = run_training(out, games=n_games, seed=seed, teacher=teacher, jobs=jobs,
-                                  force=force, data=data, command=command)  # fmt: skip
+            result = run_training(out, **settings)  # type: ignore[arg-type]
         else:
-            columns = (BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+            columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                       TimeElapsedColumn())  # fmt: skip
             with Progress(*columns, console=console) as progress:
-                task = progress.add_task("games", total=n_games)
+                task = progress.add_task("stage 1: teacher games", total=n_games)
+                task2 = progress.add_task("stage 2: play", total=improve_iters + 3, visible=False)
 
                 def on_progress(done: int, total: int) -> None:
                     progress.update(task, completed=done)
 
-                result = run_training(out, games=n_games, seed=seed, teacher=teacher,
-                                      jobs=jobs, force=force, data=data, command=command,
-                                      on_progress=on_progress)  # fmt: skip
+                def on_improve(done: int, total: int, msg: str) -> None:
+                    progress.update(task2, completed=done, total=total, visible=True,
+                                    description=f"stage 2: {msg}")  # fmt: skip
+
+                result = run_training(out, **settings, on_progress=on_progress,  # type: ignore[arg-type]
+                                      on_improve=on_improve)  # fmt: skip
     except InputError as exc:
         raise fail(str(exc)) from None
     p = result.provenance
@@ -70,3 +110,14 @@ def train(
         f"held-out decisions; held-out top-1 vs {p['teacher']}: "
         f"{p['holdout_top1_vs_teacher']:.1%} (heuristic: {p['heuristic_top1_vs_teacher']:.1%})"
     )
+    s2 = p.get("stage2")
+    if s2:
+        h = s2["heldout_vs_heuristic"]
+        lo, hi = h["wilson95"]
+        typer.echo(
+            f"stage 2: {s2['iters']} iterations of {s2['games_per_candidate']} games per "
+            f"candidate ({s2['accepted_steps']} steps accepted, start: {s2['start_chosen']}, "
+            f"kept: {s2['returned']}) in {s2['seconds']:.0f} s; held-out vs heuristic "
+            f"({h['games']} games, {h['rules']}): {h['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] "
+            f"(before stage 2: {h['start_win_rate']:.1%})"
+        )

@@ -1,0 +1,156 @@
+"""Whole games between compiled strategies at full speed, for the learned model's stage 2.
+
+:func:`play_games` plays a batch of games wholly in compiled code (the same loop as the
+runner's, without logs: the runner sits above ``strategies`` in the layers, so training
+cannot call it). :func:`schedule` lays out which deal, rules and line-up each game of an
+evaluation plays, from (seed, tag, round, unit) alone, so an evaluation does not depend on
+how its games are split over processes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+import haggis_sim as hs
+from haggis_sim import kernel as K
+from haggis_sim.engine import state as S
+from haggis_sim.kernel import njit
+
+from . import kernels
+from .learned_features import N_FEATURES
+from .registry import make
+
+L = K.layout
+WIDTH = 1 + N_FEATURES  # a learned model's parameter array; every table row is padded to it
+
+
+@njit(cache=True)
+def play_games(  # type: ignore[no-untyped-def]  # numba infers the array types
+    rules, sids, params, entries, words, out
+):
+    """Play game ``g`` of ``rules[g]`` (one rules array per row) with strategy entry
+    ``entries[g, seat]`` in each seat (kernel ``sids[e]``, parameters ``params[e]``),
+    deal seed ``words[g, 0]`` and seat streams from ``words[g, 1 + seat]``; write the
+    winner and the three final scores (-1: no such seat) to ``out[g]``."""
+    buf = np.empty(K.MAX_MOVES, dtype=np.int64)
+    rngs = np.empty((3, 1), dtype=np.uint64)
+    for g in range(rules.shape[0]):
+        st = S.init_state(rules[g])
+        S.start_game(st, words[g, 0])
+        n = rules[g, L.R_PLAYERS]
+        for s in range(n):
+            rngs[s, 0] = K.new_stream(words[g, 1 + s])[0]
+        while True:
+            over = False
+            while st[L.S_PHASE] == L.PH_ROUND_OVER:
+                if S.next_round(st):
+                    over = True
+                    break
+            if over:
+                break
+            seat = st[L.S_TO_ACT]
+            obs = K.observe(st, seat)
+            e = entries[g, seat]
+            a = kernels.act(sids[e], obs, params[e], rngs[seat], buf)
+            K.apply_action(st, np.int64(a))
+        out[g, 0] = st[L.S_WINNER]
+        for s in range(3):
+            out[g, 1 + s] = st[L.S_SCORE + s] if s < n else -1
+
+
+def spec_row(spec: str) -> tuple[int, np.ndarray]:
+    """A compiled strategy's kernel id and its parameter array padded to :data:`WIDTH`."""
+    strat = make(spec)
+    sid = getattr(strat, "compiled_id", None)
+    if sid is None:
+        raise ValueError(f"{spec!r} is not a compiled strategy")
+    row = np.zeros(WIDTH)
+    p = strat.param_array()
+    row[: len(p)] = p
+    return int(sid), row
+
+
+def weights_row(weights: np.ndarray) -> np.ndarray:
+    """The learned kernel's parameter array for ``weights``."""
+    return np.concatenate(([float(N_FEATURES)], np.asarray(weights, dtype=np.float64)))
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The games of one evaluation: the candidate is entry 0, opponent ``k`` entry 1 + k.
+
+    Unit ``u`` is one deal of rules ``rules[u]`` against opponent ``opponent[u]``, played
+    once per seat of the candidate (rotated seats: seat luck cancels within the unit).
+    """
+
+    rules: np.ndarray  # (games, N_RULES)
+    entries: np.ndarray  # (games, 3)
+    words: np.ndarray  # (games, 4) deal seed, three seat stream seeds
+    opponent: np.ndarray  # (games,) opponent index
+    seat: np.ndarray  # (games,) the candidate's seat
+    scale: np.ndarray  # (games,) points that normalise a score margin
+
+    def __len__(self) -> int:
+        return len(self.seat)
+
+    def part(self, rows: slice) -> Schedule:
+        return Schedule(self.rules[rows], self.entries[rows], self.words[rows],
+                        self.opponent[rows], self.seat[rows], self.scale[rows])  # fmt: skip
+
+
+def schedule(
+    seed: int,
+    key: tuple[int, ...],
+    games: int,
+    n_opponents: int,
+    combos: list[tuple[str, int]],
+) -> Schedule:
+    """At least ``games`` games in whole units: unit ``u`` plays ``combos[u % len]`` against
+    opponent ``u % n_opponents`` on the deal of ``SeedSequence([seed, *key, u])``."""
+    arrays = {c: hs.Rules.preset(c[0], players=c[1]).to_array() for c in combos}
+    rules: list[np.ndarray] = []
+    words: list[np.ndarray] = []
+    entries: list[list[int]] = []
+    opponent: list[int] = []
+    seat: list[int] = []
+    scale: list[float] = []
+    u = 0
+    while len(seat) < games:
+        name, players = combos[u % len(combos)]
+        opp = u % n_opponents
+        w = np.random.SeedSequence([seed & (2**64 - 1), *key, u]).generate_state(4, np.uint64)
+        ra = arrays[(name, players)]
+        target = float(ra[L.R_END_VALUE]) if ra[L.R_GAME_END] != L.GE_ROUNDS else 100.0
+        for c in range(players):
+            rules.append(ra)
+            row = [1 + opp if s != c else 0 for s in range(players)] + [-1] * (3 - players)
+            entries.append(row)
+            words.append(w.astype(np.int64))
+            opponent.append(opp)
+            seat.append(c)
+            scale.append(max(target, 1.0))
+        u += 1
+    return Schedule(np.array(rules, dtype=np.int64), np.array(entries, dtype=np.int64),
+                    np.array(words, dtype=np.int64), np.array(opponent, dtype=np.int64),
+                    np.array(seat, dtype=np.int64), np.array(scale))  # fmt: skip
+
+
+def outcomes(
+    sched: Schedule, candidate: np.ndarray, opponents: list[tuple[int, np.ndarray]]
+) -> np.ndarray:
+    """Play ``sched`` with the learned ``candidate`` weights as entry 0: per game, the
+    candidate's win (0/1) and its score margin over the best opponent seat (points)."""
+    sids = np.array([kernels.LEARNED_ID] + [sid for sid, _ in opponents], dtype=np.int64)
+    params = np.vstack([weights_row(candidate)] + [row for _, row in opponents])
+    out = np.empty((len(sched), 4), dtype=np.int64)
+    play_games(sched.rules, sids, params, sched.entries, sched.words, out)
+    rows = np.arange(len(sched))
+    mine = out[rows, 1 + sched.seat]
+    others = out[:, 1:].astype(np.float64)
+    others[rows, sched.seat] = -np.inf
+    others[sched.entries < 0] = -np.inf  # seats a 2-player game does not have
+    margin = mine - others.max(axis=1)
+    win = (out[:, 0] == sched.seat).astype(np.float64)
+    return np.column_stack([win, margin])
