@@ -34,12 +34,17 @@ PAIRINGS = [
     ("mcts", "heuristic", 600),
     ("mcts:iters=50", "heuristic", 600),
     ("mcts:iters=1000", "heuristic", 240),
-    ("mcts:value=game", "mcts", 600),
+    ("mcts", "mcts:value=round", 600),
     ("mcts", "mcts:bets=never", 600),
+    ("learned", "heuristic", 2400),
+    ("learned", "greedy", 2400),
+    ("learned", "mcts", 600),
 ]
 
 
-def match(a: str, b: str, games: int, players: int, jobs: int) -> tuple[str, float, str, float]:
+def match(
+    a: str, b: str, games: int, players: int, jobs: int, log_moves: bool = False
+) -> tuple[str, float, str, float]:
     specs = [a, b] if players == 2 else [b, a]  # 3 players: entries b, a, b
     rules = hs.Rules.preset("revised", players=players)
     chunk = max(6, min(2000, games // (4 * jobs)) // 6 * 6)
@@ -47,7 +52,7 @@ def match(a: str, b: str, games: int, players: int, jobs: int) -> tuple[str, flo
         run_dir = Path(tmp) / "run"
         config = RunConfig(
             strategies=specs, games=games, rules=rules.as_dict(), seed=2026, seats="rotate",
-            chunk_size=chunk, log_moves=False, jobs=jobs, command="bench_strategies",
+            chunk_size=chunk, log_moves=log_moves, jobs=jobs, command="bench_strategies",
         )  # fmt: skip
         t0 = time.perf_counter()
         manifest = execute(config, run_dir)
@@ -101,11 +106,22 @@ def main() -> None:
         "--only", default="", help="comma-separated words: play only pairings naming one"
     )
     parser.add_argument("--no-timing", action="store_true", help="skip the decision timing")
+    parser.add_argument(
+        "--log-moves", action="store_true", help="log every move, as `run` does by default"
+    )
     opts = parser.parse_args()
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     )
-    print(f"date: {time.strftime('%Y-%m-%d')}, haggis-sim {hs.__version__}, jobs {opts.jobs}\n")
+    logs = "with move logs" if opts.log_moves else "without move logs"
+    print(
+        f"date: {time.strftime('%Y-%m-%d %H:%M')}, haggis-sim {hs.__version__}, "
+        f"jobs {opts.jobs}, {logs}\n"
+    )
+    # untimed: start the worker processes and load every kernel's compiled code into
+    # them, so the first timed pairing does not pay for it
+    for spec in ("random", "heuristic", "mcts:iters=20", "learned"):
+        match(spec, "greedy", 12 * opts.jobs, 2, opts.jobs, opts.log_moves)
     for players in (2, 3):
         print(f"### {players} players (revised rules, full games to 250)\n")
         print("| pairing | games | win rate of the first [95% interval] | mean scores | games/s |")
@@ -114,7 +130,7 @@ def main() -> None:
             games = max(12, int(n * opts.scale) // 6 * 6)
             if opts.only and not any(k in f"{a} {b}" for k in opts.only.split(",")):
                 continue
-            interval, _, scores, rate = match(a, b, games, players, opts.jobs)
+            interval, _, scores, rate = match(a, b, games, players, opts.jobs, opts.log_moves)
             vs = f"{a} vs {b}" if players == 2 else f"{a} vs 2× {b}"
             print(f"| {vs} | {games:,} | {interval} | {scores} | {rate:,.1f} |", flush=True)
         print()

@@ -13,8 +13,10 @@ the same deals), then one ISMCTS iteration runs below that alternative (UCB with
 availability counts, progressive widening, rollouts to the end of the round, as in
 :mod:`strategies.ismcts`), so later decisions of every seat improve as samples grow.
 
-A sample's value is the acting seat's reward, as mcts's (``value="round"``, the default:
-the round score margin over the best other seat squashed to [0, 1],
+A sample's value is the acting seat's reward, as in mcts (``value="round"``, the default
+here though mcts itself defaults to ``"game"``: a decision's alternatives are compared
+within the round, and the margin reads in points — the round score margin over the best
+other seat squashed to [0, 1],
 ``0.5 + 0.5 tanh(margin / 60)``; ``value="game"``: its chance of winning the game from
 the totals after the round, see :func:`strategies.ismcts.game_values`, which for a lone
 round falls back to the margin); the raw round margin in points is reported too. Standard

@@ -191,9 +191,9 @@ class MctsStrategy(CompiledStrategy):
     name = "mcts"
     description = (
         "Information-set MCTS: a fresh deal of the unseen cards every iteration, UCB with "
-        "availability counts, rollouts to the end of the round valued by the round's score "
-        "margin (or the chance of winning the game); bets by scoring each bet option under "
-        "the rules in force."
+        "availability counts, rollouts to the end of the round valued by the chance of "
+        "winning the game from the totals after it (or the round's score margin); bets by "
+        "scoring each bet option under the rules in force."
     )
     params = (
         Param(
@@ -219,10 +219,10 @@ class MctsStrategy(CompiledStrategy):
         Param(
             "value",
             str,
-            "round",
-            "what a rollout is worth: round (the round's score margin, squashed) or game "
-            "(the chance of winning the game from the totals after the round; no better "
-            "head to head over 3,000 games)",
+            "game",
+            "what a rollout is worth: game (the chance of winning the game from the totals "
+            "after the round) or round (the round's score margin, squashed); equal with 2 "
+            "players, game far stronger with 3 (README, Performance)",
             choices=("game", "round"),
         ),
         Param(

@@ -6,11 +6,11 @@ each player still holds, and every card already played. One tree over the search
 information set is walked with UCB using availability counts (a child's exploration
 term counts the iterations in which its action was legal), grown by one node, and
 finished by a random or greedy rollout to the end of the round. The reward of a rollout
-is, by default (``value=round``), the round score margin squashed to [0, 1]; with
-``value=game`` it is each seat's estimated chance of winning the *game* from the game
-totals after the round (:func:`game_values`). Head to head over 3,000 full games the two
-win equally often (README, *MCTS speed and decision analysis*), so the default stays the
-simpler one. Each node keeps the reward of the seat that moved
+is, by default (``value=game``), each seat's estimated chance of winning the *game* from
+the game totals after the round (:func:`game_values`); with ``value=round`` it is the
+round score margin squashed to [0, 1]. With 2 players the two win equally often (3,000
+games head to head); with 3 the game value wins far more (README, *Performance*), so it
+is the default. Each node keeps the reward of the seat that moved
 into it. The move played is the most visited root child. A bet is chosen by scoring
 every bet option the rules allow, and not betting, with forced root children
 (:func:`choose_bet`): the rollouts settle the bets under the rules in force.

@@ -11,8 +11,10 @@ and pasted as DIGESTS_D124337; the pure speed commits passed this test against t
 row hash for row hash. Forced decisions and early stopping then changed how many random
 numbers a decision draws (not the decision itself), so DIGESTS held the games of that
 code. Bets chosen by search (and the optional game value) then changed the bet decisions
-only: NO_BET_DIGESTS_687AA58 pins every other decision to the code before them. A
-deliberate change must update DIGESTS and POSITION_DIGESTS with this comment.
+only: NO_BET_DIGESTS_687AA58 pins every other decision to the code before them. When the
+game value became the default, the cases here named ``value=round`` explicitly (their
+digests did not move) and the new default was pinned beside them. A deliberate change
+must update DIGESTS and POSITION_DIGESTS with this comment.
 """
 
 from __future__ import annotations
@@ -45,12 +47,18 @@ def _load_golden() -> ModuleType:
 
 #: name -> (preset, players, strategies, games, seed)
 CASES: dict[str, tuple[str, int, tuple[str, ...], int, int]] = {
-    "greedy-mcts-2p": ("revised", 2, ("greedy", "mcts:iters=50"), 8, 11),
-    "mcts-heuristic-3p": ("revised", 3, ("mcts:iters=50", "heuristic", "greedy"), 6, 12),
+    "greedy-mcts-2p": ("revised", 2, ("greedy", "mcts:iters=50,value=round"), 8, 11),
+    "mcts-heuristic-3p": (
+        "revised",
+        3,
+        ("mcts:iters=50,value=round", "heuristic", "greedy"),
+        6,
+        12,
+    ),
     "mcts-random-rollout-aid-2p": (
         "aid",
         2,
-        ("mcts:iters=40,rollout=random", "random:bet=0.3"),
+        ("mcts:iters=40,rollout=random,value=round", "random:bet=0.3"),
         6,
         13,
     ),
@@ -144,10 +152,14 @@ NO_BET_DIGESTS_687AA58 = {
 }
 
 #: Today's decisions at every position (``python tests/test_mcts_speed.py --positions``).
+#: The round-valued entries were the default until the game value became it; the default
+#: (``value=game``) is pinned beside them.
 POSITION_DIGESTS = {
-    ("revised", 2, "mcts"): "118:e71d3492bdba14c2",
-    ("revised", 3, "mcts"): "150:9b96fdf71fe62380",
-    ("aid", 2, "mcts:iters=60,rollout=random"): "118:f2be92745bf4a67f",
+    ("revised", 2, "mcts:value=round"): "118:e71d3492bdba14c2",
+    ("revised", 3, "mcts:value=round"): "150:9b96fdf71fe62380",
+    ("aid", 2, "mcts:iters=60,rollout=random,value=round"): "118:f2be92745bf4a67f",
+    ("revised", 2, "mcts"): "118:b0294969e00de350",
+    ("revised", 3, "mcts"): "150:2e57771d73f5cf4d",
 }
 
 
