@@ -152,6 +152,14 @@ def check_against_log(run_dir: Path, game_id: int, data: dict[str, Any]) -> None
         assert end["totals"] == totals
 
 
+def to_fixed(x: float, digits: int) -> str:
+    """JavaScript's ``x.toFixed(digits)``: the float's exact value rounded half away from
+    zero (Python's format rounds an exact tie such as 0.0625 to even: 0.062, not 0.063)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    return str(Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+
+
 def test_page_data_equals_the_log_and_the_deal(runs: dict[str, Path], tmp_path: Path) -> None:
     for game_id in range(4):
         data = show(runs["mcts"], game_id, tmp_path / f"g{game_id}.html")
@@ -561,8 +569,9 @@ def test_alternatives_panel_in_the_browser(runs: dict[str, Path], tmp_path: Path
         assert got["note"].startswith(f"seat {f['seat']} chose this step's move from "), i
         assert got["rows"][0] == ["#", "action", "value", "round margin", ""]
         assert [r[1] for r in got["rows"][1:]] == [r["text"] for r in rows], i
-        assert [r[2] for r in got["rows"][1:]] == [f"{r['value']:.3f} ± {r['stderr']:.3f}"
-                                                   for r in rows], i  # fmt: skip
+        assert [r[2] for r in got["rows"][1:]] == [
+            f"{to_fixed(r['value'], 3)} ± {to_fixed(r['stderr'], 3)}" for r in rows
+        ], i
         marks = [r[4] for r in got["rows"][1:]]
         assert sum("played" in m for m in marks) == 1 and sum("best" in m for m in marks) == 1
     # without --alternatives there is no panel
