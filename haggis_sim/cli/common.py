@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -91,6 +91,54 @@ def split_strategies(text: str) -> list[str]:
 
 def quiet_terminal() -> bool:
     return bool(os.environ.get("CI")) or not sys.stderr.isatty()
+
+
+class StepProgress:
+    """A rich progress bar on stderr for work counted in steps (``report``, ``study``,
+    ``show --alternatives``); shows nothing when ``show`` is false (stderr is not a
+    terminal, or CI is set). ``label`` names the work."""
+
+    def __init__(self, show: bool, label: str) -> None:
+        self.progress: Any = None
+        if show:
+            from rich.console import Console
+            from rich.markup import escape
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self.progress = Progress(
+                TextColumn(f"[bold]{escape(label)}"),
+                BarColumn(),
+                TextColumn("{task.description}"),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self.task = self.progress.add_task("", total=None)
+
+    def __enter__(self) -> StepProgress:
+        if self.progress is not None:
+            self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.__exit__(None, None, None)
+
+    def step(self, done: int, total: int, what: str | None = None) -> None:
+        """``done`` of ``total`` steps finished; ``what`` (if given) is under way."""
+        if self.progress is None:
+            return
+        if what is None:
+            self.progress.update(self.task, completed=done, total=total)
+        else:
+            self.progress.update(self.task, description=what, completed=done, total=total)
 
 
 RulesOpt = Annotated[str, typer.Option("--rules", help=f"Rules preset: {', '.join(PRESETS)}.")]

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..errors import InputError
-from .common import fail, quiet_terminal
+from .common import StepProgress, fail, quiet_terminal
 
 
 def report(
@@ -54,9 +54,11 @@ def report(
         check_out(out, force)  # refuse before saying anything else
         for note in run_notices(runs, manifests):
             typer.echo(f"notice: {note}", err=True)
-        with ReportProgress(show=not quiet_terminal()) as progress:
-            path = build_report(runs, out, "html" if fmt == "html" else "png", force=force,
-                                on_step=progress.step)  # fmt: skip
+        with StepProgress(not quiet_terminal(), "report") as progress:
+            path = build_report(
+                runs, out, "html" if fmt == "html" else "png", force=force,
+                on_step=lambda what, done, total: progress.step(done, total, what),
+            )  # fmt: skip
     except InputError as exc:  # ReportError, DamagedLogError
         raise fail(str(exc)) from None
     except (KeyboardInterrupt, RuntimeError) as exc:
@@ -67,39 +69,3 @@ def report(
     seconds = time.perf_counter() - t0
     target = path / "index.html" if fmt == "html" else path
     typer.echo(f"wrote {target} in {seconds:.1f} s")
-
-
-class ReportProgress:
-    """The report build's progress on stderr (rich): the step under way, a bar, the time.
-
-    Shows nothing when ``show`` is false (stderr is not a terminal, or CI is set)."""
-
-    def __init__(self, show: bool) -> None:
-        self.progress = None
-        if show:
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self.progress = Progress(
-                TextColumn("[bold]report"),
-                BarColumn(),
-                TextColumn("{task.description}"),
-                TimeElapsedColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            self.task = self.progress.add_task("reading the runs", total=None)
-
-    def __enter__(self) -> ReportProgress:
-        if self.progress is not None:
-            self.progress.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.progress is not None:
-            self.progress.__exit__(None, None, None)
-
-    def step(self, what: str, done: int, total: int) -> None:
-        """Show that ``what`` is under way, ``done`` of ``total`` steps finished."""
-        if self.progress is not None:
-            self.progress.update(self.task, description=what, completed=done, total=total)

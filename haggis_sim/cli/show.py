@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import InputError
-from .common import fail, quiet_terminal
+from .common import StepProgress, fail, quiet_terminal
 
 if TYPE_CHECKING:
     from ..analytics.game_view import AltRequest
@@ -66,7 +66,8 @@ def show(
     try:
         request = alt_request(alternatives, samples, seats)
         check_out(out, force)
-        with ScoreProgress(show=request is not None and not quiet_terminal()) as progress:
+        show_bar = request is not None and not quiet_terminal()
+        with StepProgress(show_bar, "scoring decisions") as progress:
             view = build_view(run_dir, game_id, request, on_progress=progress.step)
         page = render_page(view)
     except InputError as exc:  # not a run, no move log, unknown game, damaged part, bad --out
@@ -93,47 +94,6 @@ def alt_request(alternatives: bool, samples: int | None, seats: str | None) -> A
             raise InputError("--samples and --seats go with --alternatives")
         return None
     return AltRequest(100 if samples is None else samples, parse_seats(seats or "mcts"))
-
-
-class ScoreProgress:
-    """A bar on stderr (rich) over the decisions being scored, with the time; nothing when
-    ``show`` is false (no --alternatives, stderr not a terminal, or CI set)."""
-
-    def __init__(self, show: bool) -> None:
-        self.progress = None
-        if show:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-            )
-
-            self.progress = Progress(
-                TextColumn("[bold]scoring decisions"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-            self.task = self.progress.add_task("", total=None)
-
-    def __enter__(self) -> ScoreProgress:
-        if self.progress is not None:
-            self.progress.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.progress is not None:
-            self.progress.__exit__(None, None, None)
-
-    def step(self, done: int, total: int) -> None:
-        """``done`` of ``total`` decisions scored."""
-        if self.progress is not None:
-            self.progress.update(self.task, completed=done, total=total)
 
 
 def check_out(out: Path, force: bool) -> None:

@@ -7,12 +7,12 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..errors import InputError
-from .common import fail, quiet_terminal
+from .common import StepProgress, fail, quiet_terminal
 
 if TYPE_CHECKING:
     import polars as pl
@@ -60,8 +60,8 @@ def study(
     tmp = _reserve(out, force, run_dir) if out is not None else None
     t0 = time.perf_counter()
     try:
-        with _Progress(show=not quiet_terminal()) as progress:
-            result = run_study(kind, run_dir, settings, progress=progress.update)
+        with StepProgress(not quiet_terminal(), "scoring positions") as progress:
+            result = run_study(kind, run_dir, settings, progress=progress.step)
         if out is not None and tmp is not None:
             _write(result.positions, tmp, out)
     except InputError as exc:
@@ -145,39 +145,3 @@ def _ci(mean: float, low: float, high: float, fmt: str) -> str:
     if low != low:  # NaN: one position, no interval
         return fmt.format(mean)
     return f"{fmt.format(mean)} [{fmt.format(low)}, {fmt.format(high)}]"
-
-
-class _Progress:
-    """A rich progress bar on stderr for the scoring of positions (hidden when quiet)."""
-
-    def __init__(self, show: bool) -> None:
-        self.show = show
-        self.task: Any = None  # a rich TaskID once the total is known
-        if show:
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-            self.progress = Progress(
-                TextColumn("scoring positions"),
-                BarColumn(),
-                TextColumn("{task.completed}/{task.total}"),
-                TimeRemainingColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-
-    def __enter__(self) -> _Progress:
-        if self.show:
-            self.progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.show:
-            self.progress.stop()
-
-    def update(self, done: int, total: int) -> None:
-        if not self.show:
-            return
-        if self.task is None:
-            self.task = self.progress.add_task("study", total=total)
-        self.progress.update(self.task, completed=done, total=total)
