@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from cli_helpers import one_line_error
 from typer.testing import CliRunner
 
 import haggis_sim as hs
@@ -269,28 +270,19 @@ def _invoke(*args: str) -> Any:
     return runner.invoke(app, list(args))
 
 
-def _one_line_error(res: Any, *words: str) -> None:
-    assert res.exit_code == 2, (res.exit_code, res.stdout, res.stderr)
-    assert "Traceback" not in res.stderr + res.stdout
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), res.stderr
-    for w in words:
-        assert w in lines[0], (w, lines[0])
-
-
 def test_cli_refuses_bad_requests_in_one_line(
     run_dir: Path, bare_run: Path, tmp_path: Path
 ) -> None:
-    _one_line_error(_invoke("study", "bombs", str(bare_run)), "no move log", "--no-log-moves")
-    _one_line_error(_invoke("study", "bomb", str(run_dir)), "unknown study 'bomb'")
-    _one_line_error(_invoke("study", "bets", str(tmp_path)), "not a haggis-sim run")
-    _one_line_error(_invoke("study", "bets", str(run_dir), "--samples", "0"), "samples")
+    one_line_error(_invoke("study", "bombs", str(bare_run)), "no move log", "--no-log-moves")
+    one_line_error(_invoke("study", "bomb", str(run_dir)), "unknown study 'bomb'")
+    one_line_error(_invoke("study", "bets", str(tmp_path)), "not a haggis-sim run")
+    one_line_error(_invoke("study", "bets", str(run_dir), "--samples", "0"), "samples")
     existing = tmp_path / "table.csv"
     existing.write_text("mine\n")
     res = _invoke("study", "bombs", str(run_dir), "--out", str(existing))
-    _one_line_error(res, "already exists", "--force")
+    one_line_error(res, "already exists", "--force")
     assert existing.read_text() == "mine\n"
-    _one_line_error(_invoke("study", "bombs", str(run_dir), "--out", str(tmp_path / "t.txt")),
+    one_line_error(_invoke("study", "bombs", str(run_dir), "--out", str(tmp_path / "t.txt")),
                     ".parquet or .csv")  # fmt: skip
     assert sorted(p.name for p in tmp_path.iterdir()) == ["table.csv"]  # nothing left behind
 

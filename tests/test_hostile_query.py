@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 import polars as pl
 import pytest
+from cli_helpers import one_line_error
 from typer.testing import CliRunner
 
 from haggis_sim.analytics.replay import replay
@@ -33,18 +34,6 @@ REFUSED = "one read-only statement"
 
 def invoke(*args: str) -> Any:
     return runner.invoke(app, list(args))
-
-
-def one_line_error(res: Any, *words: str) -> str:
-    """Assert exit 2 and exactly one ``error:`` line on stderr (no traceback); return it."""
-    assert res.exit_code == 2, (res.exit_code, res.stdout, res.stderr, res.exception)
-    assert isinstance(res.exception, SystemExit), res.exception
-    assert "Traceback" not in res.stderr + res.stdout
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), res.stderr
-    for word in words:
-        assert word in lines[0], (word, lines[0])
-    return lines[0]
 
 
 def make_run(out: Path, seed: int) -> Path:

@@ -19,6 +19,7 @@ from typing import Any
 
 import polars as pl
 import pytest
+from cli_helpers import one_line_error
 from typer.testing import CliRunner
 
 from haggis_sim.cli import app
@@ -34,15 +35,6 @@ runner = CliRunner()
 
 def invoke(*args: str) -> Any:
     return runner.invoke(app, list(args))
-
-
-def one_line_error(res: Any, *words: str) -> str:
-    assert res.exit_code == 2, (res.exit_code, res.stdout, res.stderr, res.exception)
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), res.stderr
-    for w in words:
-        assert w in lines[0], (w, lines[0])
-    return str(lines[0])
 
 
 def table(run_dir: Path, name: str) -> pl.DataFrame:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from cli_helpers import one_line_error
 from redeal import redeal
 from typer.testing import CliRunner
 
@@ -61,15 +62,6 @@ def positions(per_ruleset: int = 15, seed: int = 5) -> list[np.ndarray]:
         live = np.flatnonzero(np.isin(states[:, L.S_PHASE], ACTIVE))
         out.extend(states[int(r)] for r in rng.choice(live, size=per_ruleset, replace=False))
     return out
-
-
-def one_line_error(res: Any, *words: str) -> str:
-    assert res.exit_code == 2, (res.exit_code, res.stdout, res.stderr, res.exception)
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), res.stderr
-    for w in words:
-        assert w in lines[0], (w, lines[0])
-    return str(lines[0])
 
 
 def write_model(path: Path, **override: Any) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from cli_helpers import one_line_error
 from typer.testing import CliRunner
 
 import haggis_sim
@@ -551,21 +552,12 @@ BAD_RUNS = {
 }
 
 
-def assert_one_line_error(res: Any, *words: str) -> None:
-    assert res.exit_code == 2, (res.exit_code, res.stderr, res.exception)
-    assert isinstance(res.exception, SystemExit), res.exception
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), res.stderr
-    for word in words:
-        assert word in lines[0], (word, lines[0])
-
-
 @pytest.mark.parametrize("case", list(BAD_RUNS))
 def test_bad_run_input_is_one_line_and_status_2(case: str, tmp_path: Path) -> None:
     args, words = BAD_RUNS[case]
     out = tmp_path / "out"
     res = invoke("run", "--games", "10", *args, "--jobs", "1", "--out", str(out), "-q")
-    assert_one_line_error(res, *words)
+    one_line_error(res, *words)
     assert not out.exists() or not any(out.rglob("*.parquet"))
 
 
@@ -573,7 +565,7 @@ def test_existing_out_is_refused_and_left_alone(runs: dict[str, Path]) -> None:
     run_dir = runs["replay2"]
     before = {p: p.stat().st_mtime_ns for p in run_dir.rglob("*")}
     res = invoke("run", *REPLAY2, "--jobs", "1", "--out", str(run_dir), "-q")
-    assert_one_line_error(res, "--resume", str(run_dir))
+    one_line_error(res, "--resume", str(run_dir))
     assert {p: p.stat().st_mtime_ns for p in run_dir.rglob("*")} == before
 
 
@@ -581,32 +573,32 @@ def test_out_that_is_a_file_is_refused(tmp_path: Path) -> None:
     target = tmp_path / "a-file"
     target.write_text("not a folder")
     res = invoke("run", "--games", "10", "--jobs", "1", "--out", str(target), "-q")
-    assert_one_line_error(res, str(target))
+    one_line_error(res, str(target))
     assert target.read_text() == "not a folder"
 
 
 def test_resume_of_a_folder_that_is_not_a_run(tmp_path: Path) -> None:
     (tmp_path / "stuff.txt").write_text("x")
     for folder in (tmp_path, tmp_path / "missing"):
-        assert_one_line_error(invoke("run", "--resume", str(folder), "-q"), str(folder))
+        one_line_error(invoke("run", "--resume", str(folder), "-q"), str(folder))
 
 
 def test_bad_query_and_replay_input(runs: dict[str, Path], tmp_path: Path) -> None:
     run_dir = runs["replay2"]
-    assert_one_line_error(invoke("query", str(run_dir), "SELEC count(*) FROM games"))
-    assert_one_line_error(invoke("query", str(run_dir), "SELECT nosuch FROM games"), "nosuch")
-    assert_one_line_error(invoke("query", str(run_dir), "SELECT * FROM nosuch"), "nosuch")
-    assert_one_line_error(invoke("query", str(tmp_path), "SELECT 1"), str(tmp_path))
-    assert_one_line_error(
+    one_line_error(invoke("query", str(run_dir), "SELEC count(*) FROM games"))
+    one_line_error(invoke("query", str(run_dir), "SELECT nosuch FROM games"), "nosuch")
+    one_line_error(invoke("query", str(run_dir), "SELECT * FROM nosuch"), "nosuch")
+    one_line_error(invoke("query", str(tmp_path), "SELECT 1"), str(tmp_path))
+    one_line_error(
         invoke("query", str(run_dir), "SELECT 1", "--to", str(tmp_path / "x.txt")), "--to"
     )
-    assert_one_line_error(invoke("replay", str(run_dir), "20"), "20")
-    assert_one_line_error(invoke("replay", str(run_dir), "4000000000"), "4000000000")
-    assert_one_line_error(invoke("replay", str(tmp_path), "0"), str(tmp_path))
+    one_line_error(invoke("replay", str(run_dir), "20"), "20")
+    one_line_error(invoke("replay", str(run_dir), "4000000000"), "4000000000")
+    one_line_error(invoke("replay", str(tmp_path), "0"), str(tmp_path))
 
 
 def test_empty_query_is_an_error(runs: dict[str, Path]) -> None:
-    assert_one_line_error(invoke("query", str(runs["replay2"]), ""))
+    one_line_error(invoke("query", str(runs["replay2"]), ""))
 
 
 def test_bad_input_has_no_traceback_from_a_real_process(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from cli_helpers import one_line_error
 from typer.testing import CliRunner
 
 import haggis_sim as hs
@@ -36,18 +37,6 @@ WIDTH, HEIGHT = 1280, 900
 
 def invoke(*args: str) -> Any:
     return runner.invoke(app, list(args))
-
-
-def one_line_error(res: Any, *words: str) -> str:
-    """Assert exit 2 and exactly one ``error:`` line on stderr (no traceback); return it."""
-    assert res.exit_code == 2, (res.exit_code, res.stdout, res.stderr, res.exception)
-    assert isinstance(res.exception, SystemExit), res.exception
-    assert "Traceback" not in res.stderr + res.stdout
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), res.stderr
-    for word in words:
-        assert word in lines[0], (word, lines[0])
-    return str(lines[0])
 
 
 def make_run(out: Path, *args: str) -> Path:
