@@ -210,6 +210,22 @@ def test_the_fit_learns_a_planted_rule() -> None:
     assert top1(x @ w, decision, chosen) >= 0.9
 
 
+def test_ctrl_c_during_training_says_so_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import strategies.learned_train as learned_train
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(learned_train, "run_training", interrupted)
+    out = tmp_path / "m.npz"
+    res = runner.invoke(app, ["train", "--out", str(out), "--games", "4"])
+    assert res.exit_code == 130, (res.stdout, res.stderr)
+    assert res.stderr.strip().splitlines() == [f"interrupted: nothing written ({out} is as it was)"]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_train_command_writes_a_model_and_refuses_to_overwrite(tmp_path: Path) -> None:
     out, data = tmp_path / "m.npz", tmp_path / "pos.parquet"
     args = ["train", "--out", str(out), "--games", "5", "--seed", "2", "--teacher", TEACHER,

@@ -295,6 +295,21 @@ def test_page_steps_in_the_browser(runs: dict[str, Path], tmp_path: Path) -> Non
 # --- errors for people ---------------------------------------------------------------------
 
 
+def test_ctrl_c_while_building_says_so_and_writes_nothing(
+    runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import haggis_sim.analytics.game_view as game_view
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(game_view, "build_view", interrupted)
+    res = invoke("show", str(runs["mcts"]), "1", "--out", str(tmp_path / "page.html"))
+    assert res.exit_code == 130, (res.stdout, res.stderr)
+    assert res.stderr.strip().splitlines() == ["interrupted: nothing written"]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_errors_write_nothing(runs: dict[str, Path], tmp_path: Path) -> None:
     src = runs["mcts"]
     out = tmp_path / "page.html"

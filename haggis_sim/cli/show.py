@@ -74,6 +74,9 @@ def show(
         raise fail(str(exc)) from None
     except ReplayMismatch as exc:
         raise fail(f"the log disagrees with the engine, nothing written: {exc}") from None
+    except KeyboardInterrupt:
+        typer.echo("interrupted: nothing written", err=True)
+        raise typer.Exit(code=130) from None
     write_atomically(out, page)
     scored = ""
     if request is not None:

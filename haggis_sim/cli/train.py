@@ -104,6 +104,9 @@ def train(
                                       on_improve=on_improve)  # fmt: skip
     except InputError as exc:
         raise fail(str(exc)) from None
+    except KeyboardInterrupt:  # the model (and --data) are written whole at the end, or not
+        typer.echo(f"interrupted: nothing written ({out} is as it was)", err=True)
+        raise typer.Exit(code=130) from None
     p = result.provenance
     typer.echo(
         f"wrote {out}: {p['train_decisions']:,} training and {p['holdout_decisions']:,} "
