@@ -489,8 +489,8 @@ def run_training(
 
 def describe(provenance: dict[str, Any]) -> str:
     """One line of a model's provenance for ``haggis-sim strategies``."""
-    keys = ("games", "seed", "teacher", "holdout_top1_vs_teacher", "heuristic_top1_vs_teacher",
-            "date", "git_commit")  # fmt: skip
+    keys = ("games", "seed", "teacher", "target", "holdout_top1_vs_teacher",
+            "heuristic_top1_vs_teacher", "date", "git_commit")  # fmt: skip
     out = {k: provenance.get(k) for k in keys}
     stage2 = provenance.get("stage2")
     if isinstance(stage2, dict):

@@ -417,7 +417,7 @@ def test_stage2_does_not_depend_on_jobs(improved: Any) -> None:
 
 
 def test_stage2_never_returns_weights_worse_than_its_start(monkeypatch: Any) -> None:
-    """Elitist: wild steps (sigma as large as the weights) on 4 games an iteration let
+    """Elitist: wild steps (sigma as large as the weights) on 2 games an iteration let
     luck pick a poor incumbent, yet the returned weights score at least the chosen
     start's on the final games, replayed here independently of ``improve``."""
     import strategies.learned_improve as LI
@@ -425,7 +425,7 @@ def test_stage2_never_returns_weights_worse_than_its_start(monkeypatch: Any) -> 
 
     monkeypatch.setattr(LI, "SIGMA0", 1.0)
     monkeypatch.setattr(LI, "SIGMA_RANGE", (1.0, 1.0))
-    settings = {**IMPROVE, "seed": 7, "iters": 4, "games": 4}
+    settings = {**IMPROVE, "seed": 7, "iters": 8, "games": 2}
     starts = start_weights()
     res = LI.improve(starts, **settings)  # type: ignore[arg-type]
     pool = [spec_row(s) for s in LI.POOL]

@@ -57,8 +57,10 @@ def train(
     """Train a learned model: imitate a teacher, then improve the weights by play.
 
     Stage 1: games cycle through every preset and player count and through teacher vs
-    teacher, vs heuristic and vs greedy; one game in five is held out; prints the held-out
-    top-1 accuracy against the teacher's choice, next to the heuristic's. Stage 2: an
+    teacher, vs heuristic and vs greedy; one game in five is held out; the fit imitates the
+    search's share of visits per action (--target visits) or its chosen action (chosen);
+    prints the held-out top-1 accuracy against the teacher's choice, next to the
+    heuristic's. Stage 2: an
     evolution strategy over the weights, scored by whole games against a pool of
     heuristic variants, greedy and itself; at the end, the win rate against the default
     heuristic on fresh deals.
