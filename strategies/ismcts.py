@@ -456,7 +456,20 @@ def _decided(first_child, sibling, visits, remaining):
 
 @njit(cache=True)
 def search(obs, params, rng, buf, stop_early=False):
-    """Run the search from ``obs``; return the most visited root action.
+    """Run the search from ``obs``; return the most visited root action (see
+    :func:`search_root`)."""
+    cap = max(1, np.int64(params[M_ITERS])) + 2
+    moves = np.empty(cap, dtype=np.int64)
+    visits = np.empty(cap, dtype=np.float64)
+    n = search_root(obs, params, rng, buf, stop_early, moves, visits)
+    return moves[np.argmax(visits[:n])]
+
+
+@njit(cache=True)
+def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
+    """Run the search from ``obs``; write the root's children, newest first, and their
+    visit counts into ``out_moves`` and ``out_visits`` (``iters`` + 2 slots) and return
+    how many there are. The first most visited of them is the search's move.
 
     With ``stop_early`` the search ends as soon as the most visited root child leads the
     runner-up by more visits than iterations remain: it can no longer be overtaken, so
@@ -546,13 +559,14 @@ def search(obs, params, rng, buf, stop_early=False):
         visits[0] += 1.0
         if stop_early and _decided(first_child, sibling, visits, iters - done):
             break
-    best = -1
+    n = 0
     child = first_child[0]
     while child >= 0:
-        if best < 0 or visits[child] > visits[best]:
-            best = child
+        out_moves[n] = action[child]
+        out_visits[n] = visits[child]
+        n += 1
         child = sibling[child]
-    return action[best]
+    return n
 
 
 @njit(cache=True)
@@ -666,13 +680,27 @@ def choose_bet(obs, params, rng, buf):
 
 
 @njit(cache=True)
-def mcts_act(obs, params, rng, buf):
-    """The search's action; no search when only one action is legal and no bet is open."""
+def mcts_decide(obs, params, rng, buf, out_moves, out_visits):
+    """The search's action, and how many root children the play search left in
+    ``out_moves``/``out_visits`` (:func:`search_root`; 0 when the action is a bet or
+    forced, with no play search). Same action and random draws as :func:`mcts_act`:
+    training records the visit distribution of the very decisions the strategy makes.
+    """
     seat = obs[K.S_TO_ACT]
     if K.can_bet(obs, seat) and params[M_BETS] == BETS_SEARCH:
         bet = choose_bet(obs, params, rng, buf)
         if bet != 0:
-            return bet
+            return bet, 0
     if K.legal_actions(obs, buf, False) == 1:
-        return buf[0]  # forced: a lone pass, play or give
-    return search(obs, params, rng, buf, True)
+        return buf[0], 0  # forced: a lone pass, play or give
+    n = search_root(obs, params, rng, buf, True, out_moves, out_visits)
+    return out_moves[np.argmax(out_visits[:n])], n
+
+
+@njit(cache=True)
+def mcts_act(obs, params, rng, buf):
+    """The search's action; no search when only one action is legal and no bet is open."""
+    cap = max(1, np.int64(params[M_ITERS])) + 2
+    moves = np.empty(cap, dtype=np.int64)
+    visits = np.empty(cap, dtype=np.float64)
+    return mcts_decide(obs, params, rng, buf, moves, visits)[0]

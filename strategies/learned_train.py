@@ -7,17 +7,24 @@ teacher, teacher vs heuristic and teacher vs greedy (the teacher's seat rotating
 its deal and every seat's stream come from ``SeedSequence([seed, g])``. At every
 decision of a teacher seat with two or more legal actions it records the features
 (:func:`~strategies.learned_features.decision_features`, computed from that seat's
-observation only) of the legal actions and which one the teacher chose. The search's
-visit counts are not exposed by its kernel, so the model imitates the chosen action.
+observation only) of the legal actions, which one the teacher chose, and the target the
+fit imitates: when the teacher is ``mcts`` and searched its play, the share of the
+root's visits each legal action received (:func:`~strategies.ismcts.mcts_decide`, the
+same decision and random draws as the strategy's own kernel); otherwise (bets, forced
+actions, other teachers) the chosen action alone. ``--target chosen`` fits the chosen
+action everywhere instead.
 
 Split. Games with ``g % 5 == 4`` are held out (20%): their decisions keep every legal
 action, so held-out accuracy is top-1 over the full choice. Training decisions keep
-the chosen action and at most :data:`TRAIN_ALTERNATIVES` - 1 others drawn at random
-(a lead from a full hand has thousands); for a conditional logit, fitting on uniformly
-sampled choice sets estimates the same weights (McFadden's sampling of alternatives).
+the chosen action, every action the search visited, and others drawn at random up to
+:data:`TRAIN_ALTERNATIVES` in all (a lead from a full hand has thousands); for a
+conditional logit, fitting on uniformly sampled choice sets estimates the same weights
+(McFadden's sampling of alternatives; with visit shares as targets, the unvisited
+actions are the sampled ones, an approximation of the same kind).
 
 Fit. A conditional logit (softmax over each decision's actions) with L2 penalty,
-minimised by scipy's L-BFGS with the analytic gradient: deterministic for the data.
+minimising the cross-entropy to the targets (visit shares or the chosen action) by
+scipy's L-BFGS with the analytic gradient: deterministic for the data.
 
 Stage 2 (:mod:`strategies.learned_improve`) then improves the fitted weights by playing
 whole games against a pool of opponents, and checks the result on fresh deals.
@@ -41,7 +48,7 @@ from haggis_sim import kernel as K
 from haggis_sim.engine import state as S
 from haggis_sim.presets import PRESETS
 
-from . import kernels
+from . import ismcts, kernels
 from .base import StrategyError
 from .builtin import CompiledStrategy, is_compiled
 from .learned_features import FEATURES, N_FEATURES, decision_features
@@ -49,7 +56,8 @@ from .learned_metrics import _groups, top1
 from .learned_model import save_model
 from .registry import make
 
-TRAIN_ALTERNATIVES = 24  # actions kept per training decision (the chosen one included)
+TRAIN_ALTERNATIVES = 24  # actions kept per training decision (chosen and visited included)
+TARGETS = ("visits", "chosen")  # what the fit imitates (haggis-sim train --target)
 HOLDOUT_EVERY = 5  # game g is held out when g % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
 L2 = 1e-3
 OPPONENTS = ("teacher", "heuristic", "greedy")
@@ -83,6 +91,7 @@ class Positions:
     features: np.ndarray  # (rows, N_FEATURES) float32
     decision: np.ndarray  # (rows,) int64, contiguous per decision, increasing
     chosen: np.ndarray  # (rows,) bool: the teacher's choice
+    target: np.ndarray  # (rows,) float32: share of the search's root visits (sums to 1)
     heuristic: np.ndarray  # (rows,) bool: the default heuristic's choice
     game: np.ndarray  # (rows,) int64
     preset: list[str] = field(default_factory=list)  # per row
@@ -116,6 +125,12 @@ def play_game(g: int, seed: int, teacher: str) -> dict[str, Any]:
     records = [s is teach for s in seats]
     params = [s.param_array() for s in seats]
     heur_params = heur.param_array()
+    # the root's children and visits of one search (mcts teachers): iters + 2 slots
+    cap = (
+        int(teach.param_array()[ismcts.M_ITERS]) + 2 if teach.compiled_id == kernels.MCTS_ID else 1
+    )
+    root_moves = np.empty(cap, dtype=np.int64)
+    root_visits = np.empty(cap, dtype=np.float64)
     streams = [K.new_stream(words[1 + s]) for s in range(players)]
     st = S.init_state(hs.Rules.preset(preset, players=players).to_array())
     S.start_game(st, words[0])
@@ -123,6 +138,7 @@ def play_game(g: int, seed: int, teacher: str) -> dict[str, Any]:
     legal = np.empty(K.MAX_MOVES, dtype=np.int64)
     feats: list[np.ndarray] = []
     chosen: list[np.ndarray] = []
+    target: list[np.ndarray] = []
     heuristic: list[np.ndarray] = []
     holdout = is_holdout(g)
     while True:
@@ -137,7 +153,13 @@ def play_game(g: int, seed: int, teacher: str) -> dict[str, Any]:
         obs = K.observe(st, seat)
         sid = seats[seat].compiled_id
         assert sid is not None
-        a = int(kernels.act(sid, obs, params[seat], streams[seat], buf))
+        n_root = 0
+        if records[seat] and sid == kernels.MCTS_ID:
+            a_, n_ = ismcts.mcts_decide(obs, params[seat], streams[seat], buf, root_moves,
+                                        root_visits)  # fmt: skip
+            a, n_root = int(a_), int(n_)
+        else:
+            a = int(kernels.act(sid, obs, params[seat], streams[seat], buf))
         if records[seat]:
             n = int(K.legal_actions(obs, legal, True))
             ci = _index(legal, n, a)
@@ -145,13 +167,23 @@ def play_game(g: int, seed: int, teacher: str) -> dict[str, Any]:
                 h = int(kernels.act(kernels.HEURISTIC_ID, obs, heur_params, K.new_stream(0), buf))
                 hi = _index(legal, n, h)
                 f = decision_features(obs, legal, n)
+                y = np.zeros(n)
+                if n_root > 0:
+                    for m, v in zip(root_moves[:n_root], root_visits[:n_root], strict=True):
+                        y[_index(legal, n, int(m))] += v
+                    y /= y.sum()
+                else:
+                    y[ci] = 1.0
                 keep = np.arange(n)
                 if not holdout and n > TRAIN_ALTERNATIVES:
-                    others = np.delete(keep, ci)
-                    extra = pick.choice(others, TRAIN_ALTERNATIVES - 1, replace=False)
-                    keep = np.sort(np.concatenate(([ci], extra)))
+                    must = (y > 0) | (keep == ci)
+                    others = keep[~must]
+                    room = max(0, TRAIN_ALTERNATIVES - int(must.sum()))
+                    extra = pick.choice(others, min(room, others.size), replace=False)
+                    keep = np.sort(np.concatenate((keep[must], extra)))
                 feats.append(f[keep].astype(np.float32))
                 chosen.append(keep == ci)
+                target.append(y[keep].astype(np.float32))
                 heuristic.append(keep == hi)
         K.apply_action(st, np.int64(a))
     return {
@@ -160,6 +192,7 @@ def play_game(g: int, seed: int, teacher: str) -> dict[str, Any]:
         "players": players,
         "features": feats,
         "chosen": chosen,
+        "target": target,
         "heuristic": heuristic,
     }
 
@@ -191,14 +224,16 @@ def generate(
         results = Parallel(n_jobs=jobs, return_as="generator")(
             delayed(_batch)(b, seed, teacher) for b in batches
         )
-    feats, dec, cho, heu, gid, pre, pla = [], [], [], [], [], [], []
+    feats, dec, cho, tar, heu, gid, pre, pla = [], [], [], [], [], [], [], []
     d = 0
     done = 0
     for batch in results:
         for rec in batch:
-            for f, c, h in zip(rec["features"], rec["chosen"], rec["heuristic"], strict=True):
+            for f, c, t, h in zip(rec["features"], rec["chosen"], rec["target"],
+                                  rec["heuristic"], strict=True):  # fmt: skip
                 feats.append(f)
                 cho.append(c)
+                tar.append(t)
                 heu.append(h)
                 dec.append(np.full(len(c), d, dtype=np.int64))
                 gid.append(np.full(len(c), rec["game"], dtype=np.int64))
@@ -214,6 +249,7 @@ def generate(
         features=np.concatenate(feats),
         decision=np.concatenate(dec),
         chosen=np.concatenate(cho),
+        target=np.concatenate(tar),
         heuristic=np.concatenate(heu),
         game=np.concatenate(gid),
         preset=pre,
@@ -229,6 +265,12 @@ def check_improve(iters: int, games: int, check_games: int) -> None:
         raise StrategyError(f"--improve-games must be 1 or more, got {games}")
     if iters > 0 and check_games < 2:
         raise StrategyError(f"--check-games must be 2 or more, got {check_games}")
+
+
+def check_target(target: str) -> None:
+    """StrategyError unless ``target`` is one of :data:`TARGETS`."""
+    if target not in TARGETS:
+        raise StrategyError(f"--target must be one of {', '.join(TARGETS)}, got {target!r}")
 
 
 def check_teacher(teacher: str) -> None:
@@ -249,6 +291,7 @@ def write_positions(pos: Positions, path: Path) -> None:
         "players": pos.players,
         "holdout": pos.holdout,
         "chosen": pos.chosen,
+        "target": pos.target,
         "heuristic": pos.heuristic,
     }
     for j, name in enumerate(FEATURES):
@@ -259,19 +302,21 @@ def write_positions(pos: Positions, path: Path) -> None:
 
 
 def fit(
-    x: np.ndarray, decision: np.ndarray, chosen: np.ndarray, l2: float = L2
+    x: np.ndarray, decision: np.ndarray, target: np.ndarray, l2: float = L2
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """Weights of a conditional logit over each decision's rows, with L2 penalty ``l2``.
 
-    Loss: mean over decisions of -log softmax(chosen) + l2/2 |w|^2, minimised by
-    L-BFGS-B with its analytic gradient from zero weights.
+    ``target`` holds each row's share of its decision (summing to 1 per decision: the
+    search's visit shares, or 1 on the chosen row). Loss: mean over decisions of the
+    cross-entropy -sum target x log softmax + l2/2 |w|^2, minimised by L-BFGS-B with its
+    analytic gradient from zero weights.
     """
     from scipy.optimize import minimize
 
     x = np.ascontiguousarray(x, dtype=np.float64)
     starts, idx = _groups(decision)
     n_dec = len(starts)
-    y = chosen.astype(np.float64)
+    y = target.astype(np.float64)
 
     def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
         s = x @ w
@@ -322,6 +367,7 @@ def train(
     games: int,
     teacher: str,
     command: str,
+    target: str = "visits",
     improve_iters: int = 0,
     improve_games: int = IMPROVE_GAMES,
     check_games: int = CHECK_GAMES,
@@ -329,7 +375,11 @@ def train(
     on_improve: Callable[[int, int, str], None] | None = None,
 ) -> TrainResult:
     """Fit on the training games, measure on the held-out ones (stage 1); then, unless
-    ``improve_iters`` is 0, improve the weights by play (stage 2). Weights and provenance."""
+    ``improve_iters`` is 0, improve the weights by play (stage 2). Weights and provenance.
+
+    ``target`` (:data:`TARGETS`): ``visits`` fits the search's visit shares where it
+    searched, ``chosen`` the chosen action everywhere."""
+    check_target(target)
     t0 = time.monotonic()
     hold = pos.holdout
     train_rows = ~hold
@@ -338,7 +388,8 @@ def train(
             f"training needs games in both the train and held-out split: use --games >= "
             f"{HOLDOUT_EVERY}"
         )
-    w, info = fit(pos.features[train_rows], pos.decision[train_rows], pos.chosen[train_rows])
+    y = pos.target if target == "visits" else pos.chosen.astype(np.float32)
+    w, info = fit(pos.features[train_rows], pos.decision[train_rows], y[train_rows])
     x_test = pos.features[hold].astype(np.float64)
     acc = top1(x_test @ w, pos.decision[hold], pos.chosen[hold])
     base = flagged_share(pos.decision[hold], pos.chosen[hold], pos.heuristic[hold])
@@ -376,6 +427,7 @@ def train(
         "train_decisions": n_train,
         "holdout_decisions": n_test,
         "train_alternatives": TRAIN_ALTERNATIVES,
+        "target": target,
         "l2": L2,
         "fit": info,
         "holdout_top1_vs_teacher": round(acc, 4),
@@ -395,6 +447,7 @@ def run_training(
     games: int,
     seed: int,
     teacher: str = "mcts",
+    target: str = "visits",
     jobs: int = 1,
     force: bool = False,
     data: Path | None = None,
@@ -420,12 +473,13 @@ def run_training(
         raise StrategyError(f"--games must be at least {HOLDOUT_EVERY} (one held-out game)")
     check_improve(improve_iters, improve_games, check_games)
     check_teacher(teacher)
+    check_target(target)
     t0 = time.monotonic()
     pos = generate(games, seed, teacher, jobs, on_progress)
     seconds = round(time.monotonic() - t0, 1)
     if data is not None:
         write_positions(pos, data)
-    result = train(pos, seed=seed, games=games, teacher=teacher, command=command,
+    result = train(pos, seed=seed, games=games, teacher=teacher, command=command, target=target,
                    improve_iters=improve_iters, improve_games=improve_games,
                    check_games=check_games, jobs=jobs, on_improve=on_improve)  # fmt: skip
     result.provenance["stage1_play_seconds"] = seconds
@@ -435,8 +489,8 @@ def run_training(
 
 def describe(provenance: dict[str, Any]) -> str:
     """One line of a model's provenance for ``haggis-sim strategies``."""
-    keys = ("games", "seed", "teacher", "holdout_top1_vs_teacher", "heuristic_top1_vs_teacher",
-            "date", "git_commit")  # fmt: skip
+    keys = ("games", "seed", "teacher", "target", "holdout_top1_vs_teacher",
+            "heuristic_top1_vs_teacher", "date", "git_commit")  # fmt: skip
     out = {k: provenance.get(k) for k in keys}
     stage2 = provenance.get("stage2")
     if isinstance(stage2, dict):
@@ -448,6 +502,7 @@ def describe(provenance: dict[str, Any]) -> str:
 __all__ = [
     "N_FEATURES",
     "Positions",
+    "TARGETS",
     "TrainResult",
     "combos",
     "describe",

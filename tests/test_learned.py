@@ -184,9 +184,62 @@ def test_training_is_deterministic_for_a_seed(tiny_positions: Any) -> None:
     assert np.array_equal(tiny_positions.chosen, again.chosen)
     assert not np.array_equal(tiny_positions.chosen, other.chosen[: len(tiny_positions.chosen)])
     p = tiny_positions
-    w1, _ = fit(p.features, p.decision, p.chosen)
-    w2, _ = fit(again.features, again.decision, again.chosen)
+    assert np.array_equal(tiny_positions.target, again.target)
+    w1, _ = fit(p.features, p.decision, p.target)
+    w2, _ = fit(again.features, again.decision, again.target)
     assert np.array_equal(w1, w2) and np.any(w1 != 0)
+
+
+def test_targets_are_the_searchs_visit_shares(tiny_positions: Any) -> None:
+    """Each decision's targets sum to 1; where the teacher searched, they are spread over
+    the actions it visited and the chosen action holds the largest share (the search plays
+    its most visited root child); elsewhere (bets, other decisions) the chosen one holds 1."""
+    p = tiny_positions
+    starts = np.flatnonzero(np.r_[True, np.diff(p.decision) != 0])
+    sums = np.add.reduceat(p.target.astype(np.float64), starts)
+    assert np.allclose(sums, 1.0, atol=1e-5)
+    spread = 0
+    for a, b in zip(starts, np.r_[starts[1:], len(p.decision)], strict=True):
+        t, c = p.target[a:b], p.chosen[a:b]
+        assert t[c][0] == t.max()
+        spread += int(np.count_nonzero(t) > 1)
+    assert spread > len(starts) // 4  # most searched decisions visit several actions
+
+
+def test_mcts_decide_is_mcts_act_with_its_root_visits() -> None:
+    """The kernel training records visits with makes the strategy's own decision with the
+    same random draws, and its visits are those of a search that played the argmax."""
+    from haggis_sim.kernel import MAX_MOVES
+    from strategies import ismcts
+
+    params = strategies.make("mcts:iters=60").param_array()
+    buf = np.empty(MAX_MOVES, dtype=np.int64)
+    moves, visits = np.empty(62, dtype=np.int64), np.empty(62)
+    searched = 0
+    for i, st in enumerate(positions(per_ruleset=6)):
+        obs = S.observe(st, st[L.S_TO_ACT])
+        r1, r2 = new_stream(np.int64(i)), new_stream(np.int64(i))
+        want = ismcts.mcts_act(obs, params, r1, buf)
+        got, n = ismcts.mcts_decide(obs, params, r2, buf, moves, visits)
+        assert got == want and np.array_equal(r1, r2)
+        if n > 0:
+            searched += 1
+            assert moves[int(np.argmax(visits[:n]))] == got
+            assert 0 < visits[:n].sum() <= 60
+    assert searched > 10
+
+
+def test_the_fit_matches_soft_targets() -> None:
+    """With visit shares as targets the fit reproduces a planted softmax's shares."""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4000, N_FEATURES))
+    decision = np.repeat(np.arange(400), 10)
+    true_w = np.zeros(N_FEATURES)
+    true_w[1] = 1.5
+    s = np.exp(x @ true_w).reshape(400, 10)
+    target = (s / s.sum(axis=1, keepdims=True)).ravel()
+    w, _ = fit(x, decision, target, l2=0.0)
+    assert abs(w[1] - 1.5) < 0.05 and np.max(np.abs(np.delete(w, 1))) < 0.05, w[:4]
 
 
 def test_positions_do_not_depend_on_jobs(tiny_positions: Any) -> None:
@@ -241,6 +294,9 @@ def test_train_command_writes_a_model_and_refuses_to_overwrite(tmp_path: Path) -
     assert "heuristic:bomb=never" in stage2["pool"] and "mcts" not in str(stage2["pool"])
     frame = pl.read_parquet(data)
     assert frame["holdout"].any() and frame["chosen"].sum() == frame["decision"].n_unique()
+    sums = frame.group_by("decision").agg(pl.col("target").sum())["target"]
+    assert ((sums - 1.0).abs() < 1e-5).all()
+    assert model.provenance["target"] == "visits"
     before = out.read_bytes()
     one_line_error(runner.invoke(app, args), "exists", "--force")
     assert out.read_bytes() == before
@@ -361,7 +417,7 @@ def test_stage2_does_not_depend_on_jobs(improved: Any) -> None:
 
 
 def test_stage2_never_returns_weights_worse_than_its_start(monkeypatch: Any) -> None:
-    """Elitist: wild steps (sigma as large as the weights) on 4 games an iteration let
+    """Elitist: wild steps (sigma as large as the weights) on 2 games an iteration let
     luck pick a poor incumbent, yet the returned weights score at least the chosen
     start's on the final games, replayed here independently of ``improve``."""
     import strategies.learned_improve as LI
@@ -369,7 +425,7 @@ def test_stage2_never_returns_weights_worse_than_its_start(monkeypatch: Any) -> 
 
     monkeypatch.setattr(LI, "SIGMA0", 1.0)
     monkeypatch.setattr(LI, "SIGMA_RANGE", (1.0, 1.0))
-    settings = {**IMPROVE, "seed": 7, "iters": 4, "games": 4}
+    settings = {**IMPROVE, "seed": 7, "iters": 8, "games": 2}
     starts = start_weights()
     res = LI.improve(starts, **settings)  # type: ignore[arg-type]
     pool = [spec_row(s) for s in LI.POOL]
@@ -399,6 +455,7 @@ def test_follow_heuristic_ranks_the_heuristic_first(tiny_positions: Any) -> None
         ("--improve-games", "0", ["--improve-games", "positive"]),
         ("--improve-games", "many", ["--improve-games"]),
         ("--check-games", "1", ["--check-games", "2 or more"]),
+        ("--target", "policy", ["--target", "visits, chosen", "'policy'"]),
     ],
 )
 def test_train_refuses_bad_stage2_options(

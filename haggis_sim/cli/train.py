@@ -30,6 +30,14 @@ def train(
     teacher: Annotated[
         str, typer.Option("--teacher", help="Compiled strategy to imitate, e.g. mcts:iters=200.")
     ] = "mcts",
+    target: Annotated[
+        str,
+        typer.Option(
+            "--target",
+            help="What stage 1 imitates: visits (the search's share of root visits per "
+            "action, where it searched) or chosen (the chosen action only).",
+        ),
+    ] = "visits",
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Processes playing games.")] = 1,
     data: Annotated[
         Path | None, typer.Option("--data", help="Also keep the positions as Parquet here.")
@@ -49,8 +57,10 @@ def train(
     """Train a learned model: imitate a teacher, then improve the weights by play.
 
     Stage 1: games cycle through every preset and player count and through teacher vs
-    teacher, vs heuristic and vs greedy; one game in five is held out; prints the held-out
-    top-1 accuracy against the teacher's choice, next to the heuristic's. Stage 2: an
+    teacher, vs heuristic and vs greedy; one game in five is held out; the fit imitates the
+    search's share of visits per action (--target visits) or its chosen action (chosen);
+    prints the held-out top-1 accuracy against the teacher's choice, next to the
+    heuristic's. Stage 2: an
     evolution strategy over the weights, scored by whole games against a pool of
     heuristic variants, greedy and itself; at the end, the win rate against the default
     heuristic on fresh deals.
@@ -81,7 +91,8 @@ def train(
     command = "haggis-sim train " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else [])
     console = Console(stderr=True)
     try:
-        settings = dict(games=n_games, seed=seed, teacher=teacher, jobs=jobs, force=force,
+        settings = dict(games=n_games, seed=seed, teacher=teacher, target=target, jobs=jobs,
+                        force=force,
                         data=data, command=command, improve_iters=improve_iters,
                         improve_games=n_improve, check_games=n_check)  # fmt: skip
         if quiet_terminal():
