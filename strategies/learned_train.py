@@ -27,7 +27,10 @@ minimising the cross-entropy to the targets (visit shares or the chosen action) 
 scipy's L-BFGS with the analytic gradient: deterministic for the data.
 
 Stage 2 (:mod:`strategies.learned_improve`) then improves the fitted weights by playing
-whole games against a pool of opponents, and checks the result on fresh deals.
+whole games against a pool of opponents, and checks the result on fresh deals: once with
+the 2-player rule sets and once with the 3-player ones, so the model holds one row of
+weights per player count (2- and 3-player Haggis reward different play; one vector tuned
+on both served 2 players well and 3 players worse: README, *Learned strategy*).
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ from .base import StrategyError
 from .builtin import CompiledStrategy, is_compiled
 from .learned_features import FEATURES, N_FEATURES, decision_features
 from .learned_metrics import _groups, top1
-from .learned_model import save_model
+from .learned_model import per_player_count, save_model
 from .registry import make
 
 TRAIN_ALTERNATIVES = 24  # actions kept per training decision (chosen and visited included)
@@ -65,6 +68,8 @@ BATCH = 4  # games per worker task
 IMPROVE_ITERS = 60  # stage 2 iterations (haggis-sim train's default)
 IMPROVE_GAMES = 600  # games per candidate per iteration
 CHECK_GAMES = 2000  # held-out games vs the default heuristic at the end
+PLAYER_COUNTS = (2, 3)  # stage 2 tunes one row of weights per player count
+CHECK_RULES = "revised"  # the held-out check's rules (haggis-sim run's default)
 
 
 def combos() -> list[tuple[str, int]]:
@@ -356,7 +361,7 @@ def git_commit() -> str | None:
 
 @dataclass
 class TrainResult:
-    weights: np.ndarray
+    weights: np.ndarray  # (2, features): 2 players, 3 players
     provenance: dict[str, Any]
 
 
@@ -398,6 +403,7 @@ def train(
     pairs = combos()
     stage1_seconds = round(time.monotonic() - t0, 1)
     stage2: dict[str, Any] | None = None
+    weights = per_player_count(w)
     if improve_iters > 0:
         from .learned_improve import follow_heuristic, improve
 
@@ -408,13 +414,28 @@ def train(
                 w, x_hold, pos.decision[hold], pos.heuristic[hold]
             ),
         }
-        result = improve(starts, seed=seed, iters=improve_iters, games=improve_games,
-                         check_games=check_games, combos=pairs, jobs=jobs,
-                         on_progress=on_improve)  # fmt: skip
-        w = result.weights
-        stage2 = result.info
-        stage2["holdout_top1_vs_teacher"] = round(top1(x_hold @ w, pos.decision[hold],
-                                                       pos.chosen[hold]), 4)  # fmt: skip
+        rows = []
+        stage2 = {}
+        for k, players in enumerate(PLAYER_COUNTS):
+
+            def progress(
+                done: int, total: int, msg: str, k: int = k, players: int = players
+            ) -> None:
+                if on_improve:
+                    on_improve(k * total + done, len(PLAYER_COUNTS) * total,
+                               f"{players} players: {msg}")  # fmt: skip
+
+            result = improve(starts, seed=seed, iters=improve_iters, games=improve_games,
+                             check_games=check_games, jobs=jobs, on_progress=progress,
+                             combos=[c for c in pairs if c[1] == players],
+                             check_preset=(CHECK_RULES, players))  # fmt: skip
+            rows.append(result.weights)
+            mine = pos.players[hold] == players
+            result.info["holdout_top1_vs_teacher"] = round(top1(
+                x_hold[mine] @ result.weights, pos.decision[hold][mine],
+                pos.chosen[hold][mine]), 4)  # fmt: skip
+            stage2[str(players)] = result.info
+        weights = np.vstack(rows)
     provenance = {
         "command": command,
         "seed": seed,
@@ -438,7 +459,7 @@ def train(
         "git_commit": git_commit(),
         "haggis_sim_version": hs.__version__,
     }
-    return TrainResult(w, provenance)
+    return TrainResult(weights, provenance)
 
 
 def run_training(
@@ -494,8 +515,11 @@ def describe(provenance: dict[str, Any]) -> str:
     out = {k: provenance.get(k) for k in keys}
     stage2 = provenance.get("stage2")
     if isinstance(stage2, dict):
-        out["improve_iters"] = stage2.get("iters")
-        out["heldout_vs_heuristic"] = (stage2.get("heldout_vs_heuristic") or {}).get("win_rate")
+        for players, info in sorted(stage2.items()):
+            if isinstance(info, dict):
+                out["improve_iters"] = info.get("iters")
+                check = info.get("heldout_vs_heuristic") or {}
+                out[f"heldout_vs_heuristic_{players}p"] = check.get("win_rate")
     return json.dumps(out)
 
 
