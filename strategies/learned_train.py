@@ -27,10 +27,14 @@ minimising the cross-entropy to the targets (visit shares or the chosen action) 
 scipy's L-BFGS with the analytic gradient: deterministic for the data.
 
 Stage 2 (:mod:`strategies.learned_improve`) then improves the fitted weights by playing
-whole games against a pool of opponents, and checks the result on fresh deals: once with
-the 2-player rule sets and once with the 3-player ones, so the model holds one row of
-weights per player count (2- and 3-player Haggis reward different play; one vector tuned
-on both served 2 players well and 3 players worse: README, *Learned strategy*).
+whole games against a pool of opponents, and checks the result on fresh deals: first on
+every rule set of both player counts, then, from that result, half as many iterations
+again on the 2-player rule sets alone and on the 3-player ones alone, so the model holds
+one row of weights per player count (2- and 3-player Haggis reward different play; one
+vector tuned on both served 2 players well and 3 players worse, and one tuned on 2
+players alone from the imitation start did worse than the joint one: README, *Learned
+strategy*). Each refinement is elitist: it keeps the joint weights unless it beats them
+on its own final games.
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ BATCH = 4  # games per worker task
 IMPROVE_ITERS = 60  # stage 2 iterations (haggis-sim train's default)
 IMPROVE_GAMES = 600  # games per candidate per iteration
 CHECK_GAMES = 2000  # held-out games vs the default heuristic at the end
-PLAYER_COUNTS = (2, 3)  # stage 2 tunes one row of weights per player count
+PLAYER_COUNTS = (2, 3)  # stage 2 refines one row of weights per player count
 CHECK_RULES = "revised"  # the held-out check's rules (haggis-sim run's default)
 
 
@@ -272,6 +276,12 @@ def check_improve(iters: int, games: int, check_games: int) -> None:
         raise StrategyError(f"--check-games must be 2 or more, got {check_games}")
 
 
+def refine_seed(seed: int, players: int) -> int:
+    """The seed of the stage 2 refinement for ``players`` (its own games, apart from the
+    first stage 2's)."""
+    return int(np.random.SeedSequence([seed & (2**64 - 1), players]).generate_state(1)[0] >> 1)
+
+
 def check_target(target: str) -> None:
     """StrategyError unless ``target`` is one of :data:`TARGETS`."""
     if target not in TARGETS:
@@ -414,27 +424,37 @@ def train(
                 w, x_hold, pos.decision[hold], pos.heuristic[hold]
             ),
         }
-        rows = []
+        refine_iters = max(1, improve_iters // 2)
+        phases = [("both", None, improve_iters, seed)] + [
+            (str(n), n, refine_iters, refine_seed(seed, n)) for n in PLAYER_COUNTS
+        ]
+        steps = [it + 3 for _, _, it, _ in phases]
         stage2 = {}
-        for k, players in enumerate(PLAYER_COUNTS):
+        rows = []
+        joint = w
+        for k, (name, players, iters, phase_seed) in enumerate(phases):
 
-            def progress(
-                done: int, total: int, msg: str, k: int = k, players: int = players
-            ) -> None:
+            def progress(done: int, total: int, msg: str, k: int = k, name: str = name) -> None:
                 if on_improve:
-                    on_improve(k * total + done, len(PLAYER_COUNTS) * total,
-                               f"{players} players: {msg}")  # fmt: skip
+                    on_improve(sum(steps[:k]) + done, sum(steps), f"{name}: {msg}")
 
-            result = improve(starts, seed=seed, iters=improve_iters, games=improve_games,
-                             check_games=check_games, jobs=jobs, on_progress=progress,
-                             combos=[c for c in pairs if c[1] == players],
-                             check_preset=(CHECK_RULES, players))  # fmt: skip
-            rows.append(result.weights)
-            mine = pos.players[hold] == players
+            # first both player counts from the two starts, then each count from that result
+            result = improve(
+                starts if players is None else {"both": joint},
+                seed=phase_seed, iters=iters, games=improve_games, check_games=check_games,
+                jobs=jobs, on_progress=progress,
+                combos=pairs if players is None else [c for c in pairs if c[1] == players],
+                check_preset=(CHECK_RULES, players or 2),
+            )  # fmt: skip
+            mine = pos.players[hold] == players if players else np.ones(len(x_hold), bool)
             result.info["holdout_top1_vs_teacher"] = round(top1(
                 x_hold[mine] @ result.weights, pos.decision[hold][mine],
                 pos.chosen[hold][mine]), 4)  # fmt: skip
-            stage2[str(players)] = result.info
+            stage2[name] = result.info
+            if players is None:
+                joint = result.weights
+            else:
+                rows.append(result.weights)
         weights = np.vstack(rows)
     provenance = {
         "command": command,
@@ -515,11 +535,11 @@ def describe(provenance: dict[str, Any]) -> str:
     out = {k: provenance.get(k) for k in keys}
     stage2 = provenance.get("stage2")
     if isinstance(stage2, dict):
-        for players, info in sorted(stage2.items()):
-            if isinstance(info, dict):
-                out["improve_iters"] = info.get("iters")
+        for players, info in stage2.items():
+            if isinstance(info, dict) and players in ("2", "3"):
                 check = info.get("heldout_vs_heuristic") or {}
                 out[f"heldout_vs_heuristic_{players}p"] = check.get("win_rate")
+        out["improve_iters"] = (stage2.get("both") or {}).get("iters")
     return json.dumps(out)
 
 
