@@ -449,7 +449,7 @@ def train(
             mine = pos.players[hold] == players if players else np.ones(len(x_hold), bool)
             result.info["holdout_top1_vs_teacher"] = round(top1(
                 x_hold[mine] @ result.weights, pos.decision[hold][mine],
-                pos.chosen[hold][mine]), 4)  # fmt: skip
+                pos.chosen[hold][mine]), 4) if mine.any() else None  # fmt: skip
             stage2[name] = result.info
             if players is None:
                 joint = result.weights

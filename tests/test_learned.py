@@ -292,13 +292,16 @@ def test_train_command_writes_a_model_and_refuses_to_overwrite(tmp_path: Path) -
     assert "held-out top-1" in res.stdout and "held-out vs heuristic" in res.stdout
     model = load_model(out)
     assert model.provenance["games"] == 5 and model.provenance["seed"] == 2
-    assert sorted(model.provenance["stage2"]) == ["2", "3"]  # one stage 2 per player count
-    for players, stage2 in model.provenance["stage2"].items():
+    # one stage 2 on both player counts, then a refinement per count, from its result
+    assert sorted(model.provenance["stage2"]) == ["2", "3", "both"]
+    for name, stage2 in model.provenance["stage2"].items():
+        players = {"2", "3"} if name == "both" else {name}
+        check = "2" if name == "both" else name
         assert stage2["iters"] == 1 and stage2["heldout_vs_heuristic"]["games"] >= 10
-        assert stage2["heldout_vs_heuristic"]["rules"].startswith(f"revised, {players} players")
-        assert {p.split("/")[1] for p in stage2["presets_players"]} == {players}
+        assert stage2["heldout_vs_heuristic"]["rules"].startswith(f"revised, {check} players")
+        assert {p.split("/")[1] for p in stage2["presets_players"]} == players
         assert "heuristic:bomb=never" in stage2["pool"] and "mcts" not in str(stage2["pool"])
-    assert not np.array_equal(model.weights[0], model.weights[1])
+    assert model.provenance["stage2"]["2"]["starts"].keys() == {"both"}
     frame = pl.read_parquet(data)
     assert frame["holdout"].any() and frame["chosen"].sum() == frame["decision"].n_unique()
     sums = frame.group_by("decision").agg(pl.col("target").sum())["target"]
