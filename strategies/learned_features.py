@@ -280,13 +280,15 @@ def decision_features(obs, buf, n):
 def learned_act(obs, params, rng, buf):
     """The legal action with the highest linear score ``features . weights``.
 
-    ``params[0]`` is the feature count (checked against :data:`N_FEATURES`), the
-    weights follow. Every legal action is scored, bets and gives included (a play at a
+    ``params[0]`` is the feature count (checked against :data:`N_FEATURES`); the
+    2-player weights follow, then the 3-player ones (the row of the game's player count
+    is used). Every legal action is scored, bets and gives included (a play at a
     betting chance means "no bet"); ties go to the lowest index in the legal list. The
     stream ``rng`` is only handed to the heuristic, which draws nothing from it.
     """
-    if params.shape[0] < 1 + N_FEATURES or params[0] != N_FEATURES:
+    if params.shape[0] < 1 + 2 * N_FEATURES or params[0] != N_FEATURES:
         raise ValueError("learned kernel: the parameter array does not hold a model's weights")
+    off = 1 + N_FEATURES * (obs[K.S_NP] - 2)
     h = heuristic_act(obs, HEURISTIC_ARRAY, rng, buf)  # draws nothing from rng
     n = K.legal_actions(obs, buf, True)
     ctx = context(obs, buf, n)
@@ -297,7 +299,7 @@ def learned_act(obs, params, rng, buf):
         action_features(obs, ctx, buf[i], h, f)
         s = 0.0
         for j in range(N_FEATURES):
-            s += f[j] * params[1 + j]
+            s += f[j] * params[off + j]
         if s > best_score:
             best_score = s
             best = i

@@ -144,9 +144,12 @@ def improve(
     combos: list[tuple[str, int]],
     jobs: int = 1,
     on_progress: Progress | None = None,
+    check_preset: tuple[str, int] = CHECK_PRESET,
 ) -> ImproveResult:
     """Run stage 2 from ``starts`` (name -> weights) and return the better of the chosen
-    start and the final weights on the final games, with the held-out check vs heuristic."""
+    start and the final weights on the final games, with the held-out check vs heuristic
+    on ``check_preset`` (rules preset, players; with 3 players, one candidate against two
+    heuristics)."""
     t0 = time.monotonic()
     pool = [spec_row(s) for s in POOL]
     total = iters + 3
@@ -192,7 +195,7 @@ def improve(
         final = [objective(r, sched) for r in ev.run(sched, [start, inc], pool)]
         weights = inc if final[1] >= final[0] else start
         tick(f"final: start {final[0]:.3f}, improved {final[1]:.3f}")
-        check = schedule(seed, (TAG_CHECK,), check_games, 1, [CHECK_PRESET])
+        check = schedule(seed, (TAG_CHECK,), check_games, 1, [check_preset])
         heur = [spec_row("heuristic")]
         res = ev.run(check, [start, weights], heur)
         tick("held-out check")
@@ -214,7 +217,7 @@ def improve(
         "returned": "improved" if weights is inc else "start",
         "heldout_vs_heuristic": {
             "games": n,
-            "rules": f"{CHECK_PRESET[0]}, {CHECK_PRESET[1]} players, rotated seats, fresh deals",
+            "rules": f"{check_preset[0]}, {check_preset[1]} players, rotated seats, fresh deals",
             "wins": wins[1],
             "win_rate": round(wins[1] / n, 4),
             "wilson95": [round(x, 4) for x in wilson(wins[1], n)],

@@ -2,10 +2,13 @@
 
 Keys: ``format_version`` (int, :data:`FORMAT_VERSION`), ``features`` (the feature names,
 which must equal :data:`strategies.learned_features.FEATURES` in order: weights over
-other features would be read against the wrong numbers), ``weights`` (float64, one per
-feature) and ``provenance`` (a JSON object as text: the training command, seed, games,
-presets, players, accuracy, date, git commit). Loading checks all of it and refuses a
-bad file with one-line :class:`~strategies.base.StrategyError`.
+other features would be read against the wrong numbers), ``weights`` (float64, shape
+(2, features): row 0 plays 2-player games, row 1 3-player games, which are different
+enough games to want their own weights) and ``provenance`` (a JSON object as text: the
+training command, seed, games, presets, players, accuracy, date, git commit). Loading
+checks all of it and refuses a bad file with one-line :class:`~strategies.base.StrategyError`.
+Version 1 files (one weight per feature, for every player count) are still read: both
+rows get those weights.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ import numpy as np
 from .base import StrategyError
 from .learned_features import FEATURES, N_FEATURES
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # version 1: weights of shape (features,), for both player counts
 KEYS = ("format_version", "features", "weights", "provenance")
 #: the model shipped in the package (``learned`` with ``model=default``)
 DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "learned-default.npz"
@@ -33,15 +37,29 @@ SHA_PREFIX = 16  # hex digits of the file's SHA-256 kept in the strategy's spec
 
 @dataclass(frozen=True)
 class LearnedModel:
-    """A validated model: its weights, provenance and the SHA-256 of the file's bytes."""
+    """A validated model: its weights (2, features): row 0 for 2 players, row 1 for 3),
+    provenance and the SHA-256 of the file's bytes."""
 
     weights: np.ndarray
     provenance: dict[str, Any]
     sha256: str
 
     def param_array(self) -> np.ndarray:
-        """The kernel's parameter array: the feature count, then the weights."""
-        return np.concatenate(([float(N_FEATURES)], self.weights)).astype(np.float64)
+        """The kernel's parameter array (:func:`param_row`)."""
+        return param_row(self.weights)
+
+
+def per_player_count(weights: np.ndarray) -> np.ndarray:
+    """``weights`` as a (2, features) array: one row (features,) serves both counts."""
+    w = np.asarray(weights, dtype=np.float64)
+    return np.vstack([w, w]) if w.ndim == 1 else w
+
+
+def param_row(weights: np.ndarray) -> np.ndarray:
+    """The learned kernel's parameter array: the feature count, then the 2-player weights,
+    then the 3-player ones (``weights`` of shape (features,) serve both)."""
+    w = per_player_count(weights)
+    return np.concatenate(([float(N_FEATURES)], w[0], w[1])).astype(np.float64)
 
 
 def model_path(name: str) -> Path:
@@ -71,10 +89,15 @@ def load_model(path: Path) -> LearnedModel:
             raise
         raise StrategyError(f"learned: {path} is not a model file (.npz): {exc}") from None
     version = arrays["format_version"]
-    if version.shape != () or version.dtype.kind not in "iu" or int(version) != FORMAT_VERSION:
+    if (
+        version.shape != ()
+        or version.dtype.kind not in "iu"
+        or int(version) not in READABLE_VERSIONS
+    ):
         raise StrategyError(
             f"learned: model file {path} has format_version {version.tolist()!r}; this "
-            f"haggis-sim reads version {FORMAT_VERSION} (train a new model)"
+            f"haggis-sim reads versions {', '.join(map(str, READABLE_VERSIONS))} (train a "
+            "new model)"
         )
     names = tuple(str(x) for x in np.atleast_1d(arrays["features"]).tolist())
     if names != FEATURES:
@@ -83,10 +106,11 @@ def load_model(path: Path) -> LearnedModel:
             f"this haggis-sim computes {N_FEATURES}); train a new model"
         )
     w = arrays["weights"]
-    if w.shape != (N_FEATURES,) or w.dtype.kind != "f" or not np.all(np.isfinite(w)):
+    shape = (N_FEATURES,) if int(version) == 1 else (2, N_FEATURES)
+    if w.shape != shape or w.dtype.kind != "f" or not np.all(np.isfinite(w)):
         raise StrategyError(
-            f"learned: model file {path}: weights must be {N_FEATURES} finite floats, "
-            f"got shape {w.shape} of {w.dtype}"
+            f"learned: model file {path}: weights must be finite floats of shape {shape} "
+            f"(format_version {int(version)}), got shape {w.shape} of {w.dtype}"
         )
     try:
         provenance = json.loads(str(arrays["provenance"]))
@@ -95,17 +119,18 @@ def load_model(path: Path) -> LearnedModel:
     if not isinstance(provenance, dict):
         raise StrategyError(f"learned: model file {path}: provenance is not a JSON object")
     sha = hashlib.sha256(data).hexdigest()
-    return LearnedModel(w.astype(np.float64), provenance, sha)
+    return LearnedModel(per_player_count(w), provenance, sha)
 
 
 def model_bytes(weights: np.ndarray, provenance: dict[str, Any]) -> bytes:
-    """The ``.npz`` bytes of a model (what :func:`save_model` writes)."""
+    """The ``.npz`` bytes of a model (what :func:`save_model` writes): ``weights`` of
+    shape (2, features), or (features,) for both player counts."""
     buf = io.BytesIO()
     np.savez(
         buf,
         format_version=np.int64(FORMAT_VERSION),
         features=np.array(FEATURES),
-        weights=np.asarray(weights, dtype=np.float64),
+        weights=per_player_count(weights),
         provenance=np.array(json.dumps(provenance, sort_keys=True)),
     )
     return buf.getvalue()

@@ -20,10 +20,11 @@ from haggis_sim.kernel import njit
 
 from . import kernels
 from .learned_features import N_FEATURES
+from .learned_model import param_row
 from .registry import make
 
 L = K.layout
-WIDTH = 1 + N_FEATURES  # a learned model's parameter array; every table row is padded to it
+WIDTH = 1 + 2 * N_FEATURES  # a learned model's parameter array; every row is padded to it
 
 
 @njit(cache=True)
@@ -73,8 +74,9 @@ def spec_row(spec: str) -> tuple[int, np.ndarray]:
 
 
 def weights_row(weights: np.ndarray) -> np.ndarray:
-    """The learned kernel's parameter array for ``weights``."""
-    return np.concatenate(([float(N_FEATURES)], np.asarray(weights, dtype=np.float64)))
+    """The learned kernel's parameter array for ``weights`` (shape (features,): the same
+    weights for 2 and 3 players; or (2, features))."""
+    return param_row(weights)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,14 @@ minimising the cross-entropy to the targets (visit shares or the chosen action) 
 scipy's L-BFGS with the analytic gradient: deterministic for the data.
 
 Stage 2 (:mod:`strategies.learned_improve`) then improves the fitted weights by playing
-whole games against a pool of opponents, and checks the result on fresh deals.
+whole games against a pool of opponents, and checks the result on fresh deals: first on
+every rule set of both player counts, then, from that result, half as many iterations
+again on the 2-player rule sets alone and on the 3-player ones alone, so the model holds
+one row of weights per player count (2- and 3-player Haggis reward different play; one
+vector tuned on both served 2 players well and 3 players worse, and one tuned on 2
+players alone from the imitation start did worse than the joint one: README, *Learned
+strategy*). Each refinement is elitist: it keeps the joint weights unless it beats them
+on its own final games.
 """
 
 from __future__ import annotations
@@ -53,7 +60,7 @@ from .base import StrategyError
 from .builtin import CompiledStrategy, is_compiled
 from .learned_features import FEATURES, N_FEATURES, decision_features
 from .learned_metrics import _groups, top1
-from .learned_model import save_model
+from .learned_model import per_player_count, save_model
 from .registry import make
 
 TRAIN_ALTERNATIVES = 24  # actions kept per training decision (chosen and visited included)
@@ -65,6 +72,8 @@ BATCH = 4  # games per worker task
 IMPROVE_ITERS = 60  # stage 2 iterations (haggis-sim train's default)
 IMPROVE_GAMES = 600  # games per candidate per iteration
 CHECK_GAMES = 2000  # held-out games vs the default heuristic at the end
+PLAYER_COUNTS = (2, 3)  # stage 2 refines one row of weights per player count
+CHECK_RULES = "revised"  # the held-out check's rules (haggis-sim run's default)
 
 
 def combos() -> list[tuple[str, int]]:
@@ -267,6 +276,12 @@ def check_improve(iters: int, games: int, check_games: int) -> None:
         raise StrategyError(f"--check-games must be 2 or more, got {check_games}")
 
 
+def refine_seed(seed: int, players: int) -> int:
+    """The seed of the stage 2 refinement for ``players`` (its own games, apart from the
+    first stage 2's)."""
+    return int(np.random.SeedSequence([seed & (2**64 - 1), players]).generate_state(1)[0] >> 1)
+
+
 def check_target(target: str) -> None:
     """StrategyError unless ``target`` is one of :data:`TARGETS`."""
     if target not in TARGETS:
@@ -356,7 +371,7 @@ def git_commit() -> str | None:
 
 @dataclass
 class TrainResult:
-    weights: np.ndarray
+    weights: np.ndarray  # (2, features): 2 players, 3 players
     provenance: dict[str, Any]
 
 
@@ -398,6 +413,7 @@ def train(
     pairs = combos()
     stage1_seconds = round(time.monotonic() - t0, 1)
     stage2: dict[str, Any] | None = None
+    weights = per_player_count(w)
     if improve_iters > 0:
         from .learned_improve import follow_heuristic, improve
 
@@ -408,13 +424,38 @@ def train(
                 w, x_hold, pos.decision[hold], pos.heuristic[hold]
             ),
         }
-        result = improve(starts, seed=seed, iters=improve_iters, games=improve_games,
-                         check_games=check_games, combos=pairs, jobs=jobs,
-                         on_progress=on_improve)  # fmt: skip
-        w = result.weights
-        stage2 = result.info
-        stage2["holdout_top1_vs_teacher"] = round(top1(x_hold @ w, pos.decision[hold],
-                                                       pos.chosen[hold]), 4)  # fmt: skip
+        refine_iters = max(1, improve_iters // 2)
+        phases = [("both", None, improve_iters, seed)] + [
+            (str(n), n, refine_iters, refine_seed(seed, n)) for n in PLAYER_COUNTS
+        ]
+        steps = [it + 3 for _, _, it, _ in phases]
+        stage2 = {}
+        rows = []
+        joint = w
+        for k, (name, players, iters, phase_seed) in enumerate(phases):
+
+            def progress(done: int, total: int, msg: str, k: int = k, name: str = name) -> None:
+                if on_improve:
+                    on_improve(sum(steps[:k]) + done, sum(steps), f"{name}: {msg}")
+
+            # first both player counts from the two starts, then each count from that result
+            result = improve(
+                starts if players is None else {"both": joint},
+                seed=phase_seed, iters=iters, games=improve_games, check_games=check_games,
+                jobs=jobs, on_progress=progress,
+                combos=pairs if players is None else [c for c in pairs if c[1] == players],
+                check_preset=(CHECK_RULES, players or 2),
+            )  # fmt: skip
+            mine = pos.players[hold] == players if players else np.ones(len(x_hold), bool)
+            result.info["holdout_top1_vs_teacher"] = round(top1(
+                x_hold[mine] @ result.weights, pos.decision[hold][mine],
+                pos.chosen[hold][mine]), 4) if mine.any() else None  # fmt: skip
+            stage2[name] = result.info
+            if players is None:
+                joint = result.weights
+            else:
+                rows.append(result.weights)
+        weights = np.vstack(rows)
     provenance = {
         "command": command,
         "seed": seed,
@@ -438,7 +479,7 @@ def train(
         "git_commit": git_commit(),
         "haggis_sim_version": hs.__version__,
     }
-    return TrainResult(w, provenance)
+    return TrainResult(weights, provenance)
 
 
 def run_training(
@@ -494,8 +535,11 @@ def describe(provenance: dict[str, Any]) -> str:
     out = {k: provenance.get(k) for k in keys}
     stage2 = provenance.get("stage2")
     if isinstance(stage2, dict):
-        out["improve_iters"] = stage2.get("iters")
-        out["heldout_vs_heuristic"] = (stage2.get("heldout_vs_heuristic") or {}).get("win_rate")
+        for players, info in stage2.items():
+            if isinstance(info, dict) and players in ("2", "3"):
+                check = info.get("heldout_vs_heuristic") or {}
+                out[f"heldout_vs_heuristic_{players}p"] = check.get("win_rate")
+        out["improve_iters"] = (stage2.get("both") or {}).get("iters")
     return json.dumps(out)
 
 

@@ -126,7 +126,9 @@ def test_the_heuristic_feature_uses_the_heuristic_defaults() -> None:
         ({"weights": None}, ["lacks weights"]),
         ({"provenance": None, "format_version": None}, ["lacks format_version, provenance"]),
         ({"weights": np.zeros(3)}, ["weights must be"]),
-        ({"weights": np.full(N_FEATURES, np.nan)}, ["weights must be"]),
+        ({"weights": np.zeros(N_FEATURES), "format_version": np.int64(2)}, ["(2, 54)"]),
+        ({"weights": np.zeros((2, N_FEATURES)), "format_version": np.int64(1)}, ["(54,)"]),
+        ({"weights": np.full((2, N_FEATURES), np.nan)}, ["weights must be"]),
         ({"provenance": np.array("not json")}, ["provenance is not JSON"]),
     ],
 )
@@ -160,7 +162,8 @@ def test_a_missing_or_unreadable_model_file_is_refused(
 
 def test_the_shipped_model_loads_with_its_provenance() -> None:
     model = load_model(DEFAULT_MODEL)
-    assert model.weights.shape == (N_FEATURES,)
+    assert model.weights.shape == (2, N_FEATURES)
+    assert not np.array_equal(model.weights[0], model.weights[1])  # tuned per player count
     for key in ("command", "seed", "games", "teacher", "holdout_top1_vs_teacher"):
         assert key in model.provenance
     res = runner.invoke(app, ["strategies"])
@@ -289,9 +292,16 @@ def test_train_command_writes_a_model_and_refuses_to_overwrite(tmp_path: Path) -
     assert "held-out top-1" in res.stdout and "held-out vs heuristic" in res.stdout
     model = load_model(out)
     assert model.provenance["games"] == 5 and model.provenance["seed"] == 2
-    stage2 = model.provenance["stage2"]
-    assert stage2["iters"] == 1 and stage2["heldout_vs_heuristic"]["games"] == 10
-    assert "heuristic:bomb=never" in stage2["pool"] and "mcts" not in str(stage2["pool"])
+    # one stage 2 on both player counts, then a refinement per count, from its result
+    assert sorted(model.provenance["stage2"]) == ["2", "3", "both"]
+    for name, stage2 in model.provenance["stage2"].items():
+        players = {"2", "3"} if name == "both" else {name}
+        check = "2" if name == "both" else name
+        assert stage2["iters"] == 1 and stage2["heldout_vs_heuristic"]["games"] >= 10
+        assert stage2["heldout_vs_heuristic"]["rules"].startswith(f"revised, {check} players")
+        assert {p.split("/")[1] for p in stage2["presets_players"]} == players
+        assert "heuristic:bomb=never" in stage2["pool"] and "mcts" not in str(stage2["pool"])
+    assert model.provenance["stage2"]["2"]["starts"].keys() == {"both"}
     frame = pl.read_parquet(data)
     assert frame["holdout"].any() and frame["chosen"].sum() == frame["decision"].n_unique()
     sums = frame.group_by("decision").agg(pl.col("target").sum())["target"]
@@ -315,11 +325,40 @@ def test_the_kernel_plays_the_argmax_of_the_python_scores() -> None:
         legal, f = features_of(st)
         if len(legal) < 2:
             continue
-        scores = f @ model.weights
+        scores = f @ model.weights[int(st[L.S_NP]) - 2]
         a = strat.act_array(S.observe(st, st[L.S_TO_ACT]), new_stream(np.int64(1)))
         assert a == legal[int(np.argmax(scores))]
         checked += 1
     assert checked >= 50
+
+
+def test_each_player_count_plays_its_own_weights(tmp_path: Path) -> None:
+    """A model whose 3-player row is flipped plays the shipped model's 2-player actions
+    and the flipped model's 3-player ones."""
+    model = load_model(DEFAULT_MODEL)
+    w = model.weights
+    mixed, flipped = tmp_path / "mixed.npz", tmp_path / "flip.npz"
+    mixed.write_bytes(model_bytes(np.vstack([w[0], -w[1]]), model.provenance))
+    flipped.write_bytes(model_bytes(-w, model.provenance))
+    plain, mix, flip = (strategies.make(s) for s in ("learned", f"learned:model={mixed}",
+                                                      f"learned:model={flipped}"))  # fmt: skip
+    differ = {2: 0, 3: 0}
+    for st in positions(8):
+        obs = S.observe(st, st[L.S_TO_ACT])
+        got, a, b = (x.act_array(obs, new_stream(np.int64(1))) for x in (mix, plain, flip))
+        players = int(st[L.S_NP])
+        assert got == (a if players == 2 else b)
+        differ[players] += a != b
+    assert differ[2] >= 5 and differ[3] >= 5  # the rows do decide
+
+
+def test_a_version_1_model_plays_its_weights_for_both_player_counts(tmp_path: Path) -> None:
+    """Files from before per-player-count weights still load: one row for every game."""
+    model = load_model(DEFAULT_MODEL)
+    old = tmp_path / "v1.npz"
+    write_model(old, format_version=np.int64(1), weights=model.weights[0])
+    loaded = load_model(old)
+    assert np.array_equal(loaded.weights, np.vstack([model.weights[0]] * 2))
 
 
 def test_other_weights_other_decisions(tmp_path: Path) -> None:
@@ -383,7 +422,7 @@ IMPROVE = {"seed": 5, "iters": 2, "games": 12, "check_games": 6,
 
 
 def start_weights() -> dict[str, np.ndarray]:
-    w = load_model(DEFAULT_MODEL).weights
+    w = load_model(DEFAULT_MODEL).weights[0]
     return {"imitation": w, "other": w * np.linspace(0.5, 1.5, len(w))}
 
 

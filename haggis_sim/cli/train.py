@@ -62,8 +62,10 @@ def train(
     prints the held-out top-1 accuracy against the teacher's choice, next to the
     heuristic's. Stage 2: an
     evolution strategy over the weights, scored by whole games against a pool of
-    heuristic variants, greedy and itself; at the end, the win rate against the default
-    heuristic on fresh deals.
+    heuristic variants, greedy and itself, on every rule set, then refined (half the
+    iterations) on 2-player and on 3-player games alone: the model keeps one row of
+    weights for each; after each, the win rate against the default heuristic on fresh
+    deals (with 3 players: one model against two).
     """
     try:
         n_games = parse_games(games)
@@ -124,14 +126,16 @@ def train(
         f"held-out decisions; held-out top-1 vs {p['teacher']}: "
         f"{p['holdout_top1_vs_teacher']:.1%} (heuristic: {p['heuristic_top1_vs_teacher']:.1%})"
     )
-    s2 = p.get("stage2")
-    if s2:
+    for players, s2 in (p.get("stage2") or {}).items():  # both counts, then each
         h = s2["heldout_vs_heuristic"]
         lo, hi = h["wilson95"]
+        against = "two heuristics" if players == "3" else "heuristic"
+        label = "both player counts" if players == "both" else f"{players} players"
         typer.echo(
-            f"stage 2: {s2['iters']} iterations of {s2['games_per_candidate']} games per "
-            f"candidate ({s2['accepted_steps']} steps accepted, start: {s2['start_chosen']}, "
-            f"kept: {s2['returned']}) in {s2['seconds']:.0f} s; held-out vs heuristic "
-            f"({h['games']} games, {h['rules']}): {h['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] "
-            f"(before stage 2: {h['start_win_rate']:.1%})"
+            f"stage 2, {label}: {s2['iters']} iterations of "
+            f"{s2['games_per_candidate']} games per candidate ({s2['accepted_steps']} steps "
+            f"accepted, start: {s2['start_chosen']}, kept: {s2['returned']}) in "
+            f"{s2['seconds']:.0f} s; held-out vs {against} ({h['games']} games, {h['rules']}): "
+            f"{h['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] (before stage 2: "
+            f"{h['start_win_rate']:.1%})"
         )
