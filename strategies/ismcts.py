@@ -455,12 +455,18 @@ def _decided(first_child, sibling, visits, remaining):
 
 
 @njit(cache=True)
+def root_buffers(params):
+    """Empty arrays for a search's root children and their visit counts: ``iters`` + 2
+    slots each, room for every child :func:`search_root` can make."""
+    cap = max(1, np.int64(params[M_ITERS])) + 2
+    return np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.float64)
+
+
+@njit(cache=True)
 def search(obs, params, rng, buf, stop_early=False):
     """Run the search from ``obs``; return the most visited root action (see
     :func:`search_root`)."""
-    cap = max(1, np.int64(params[M_ITERS])) + 2
-    moves = np.empty(cap, dtype=np.int64)
-    visits = np.empty(cap, dtype=np.float64)
+    moves, visits = root_buffers(params)
     n = search_root(obs, params, rng, buf, stop_early, moves, visits)
     return moves[np.argmax(visits[:n])]
 
@@ -700,7 +706,5 @@ def mcts_decide(obs, params, rng, buf, out_moves, out_visits):
 @njit(cache=True)
 def mcts_act(obs, params, rng, buf):
     """The search's action; no search when only one action is legal and no bet is open."""
-    cap = max(1, np.int64(params[M_ITERS])) + 2
-    moves = np.empty(cap, dtype=np.int64)
-    visits = np.empty(cap, dtype=np.float64)
+    moves, visits = root_buffers(params)
     return mcts_decide(obs, params, rng, buf, moves, visits)[0]

@@ -134,12 +134,8 @@ def play_game(g: int, seed: int, teacher: str) -> dict[str, Any]:
     records = [s is teach for s in seats]
     params = [s.param_array() for s in seats]
     heur_params = heur.param_array()
-    # the root's children and visits of one search (mcts teachers): iters + 2 slots
-    cap = (
-        int(teach.param_array()[ismcts.M_ITERS]) + 2 if teach.compiled_id == kernels.MCTS_ID else 1
-    )
-    root_moves = np.empty(cap, dtype=np.int64)
-    root_visits = np.empty(cap, dtype=np.float64)
+    # the root's children and visits of one search (read only for mcts teachers)
+    root_moves, root_visits = ismcts.root_buffers(teach.param_array())
     streams = [K.new_stream(words[1 + s]) for s in range(players)]
     st = S.init_state(hs.Rules.preset(preset, players=players).to_array())
     S.start_game(st, words[0])
