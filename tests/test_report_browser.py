@@ -12,21 +12,17 @@ The shipped pages themselves carry no test code.
 
 from __future__ import annotations
 
-import json
-import os
-import re
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_helpers import WIDTH, browser_check
 
 from haggis_sim.experiment import load_experiment, run_experiment
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORTS = ROOT / "reports"
-WIDTH, HEIGHT = 1280, 900
 FIRST_SCREEN = 800  # px: the verdict block must start above this
 
 CHECK = """<script>window.addEventListener('load', function () {
@@ -47,15 +43,6 @@ CHECK = """<script>window.addEventListener('load', function () {
 });</script>"""
 
 
-def chromium() -> str:
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if exe is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed (apt-get install chromium)")
-        pytest.skip("chromium is not installed")
-    return exe
-
-
 def measure(page: Path, tmp: Path) -> dict[str, Any]:
     """Load a copy of ``page`` (its folder copied, the check script appended) and return
     what the script measured."""
@@ -64,17 +51,7 @@ def measure(page: Path, tmp: Path) -> dict[str, Any]:
     target = copy / page.name
     text = page.read_text(encoding="utf-8")
     target.write_text(text.replace("</body>", CHECK + "</body>"), encoding="utf-8")
-    cmd = [
-        chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--hide-scrollbars", f"--user-data-dir={tmp / 'profile'}",
-        f"--window-size={WIDTH},{HEIGHT}", "--virtual-time-budget=10000", "--dump-dom",
-        target.as_uri(),
-    ]  # fmt: skip
-    dom = subprocess.run(cmd, capture_output=True, text=True, timeout=180).stdout
-    found = re.search(r"<pre id=\"browser-check\">(.*?)</pre>", dom, re.S)
-    assert found, f"{page}: the check did not run; chromium printed: {dom[:300]!r}"
-    return json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    return browser_check(target, tmp)
 
 
 def check(page: Path, tmp: Path, experiment: bool) -> None:

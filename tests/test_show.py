@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
+from browser_helpers import browser_check
 from cli_helpers import one_line_error
 from typer.testing import CliRunner
 
@@ -32,7 +32,6 @@ from haggis_sim.logs import ledger
 from strategies import shortlist
 
 runner = CliRunner()
-WIDTH, HEIGHT = 1280, 900
 
 
 def invoke(*args: str) -> Any:
@@ -213,35 +212,12 @@ KEYS = ["ArrowRight", "ArrowRight", "ArrowRight", "ArrowLeft", "ArrowDown", "Arr
         "ArrowDown", "ArrowDown", "End", "ArrowLeft", "ArrowUp", "Home"]  # fmt: skip
 
 
-def chromium() -> str:
-    import os
-
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if exe is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed (apt-get install chromium)")
-        pytest.skip("chromium is not installed")
-    return exe
-
-
 def drive(page: Path, tmp: Path, script: str | None = None) -> dict[str, Any]:
     """Load a copy of ``page`` with the key-pressing script appended; what it recorded."""
     copy = tmp / "driven.html"
     script = script or DRIVE.replace("KEYS", json.dumps(KEYS))
     copy.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "</body>"))
-    cmd = [
-        chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--hide-scrollbars", f"--user-data-dir={tmp / 'profile'}",
-        f"--window-size={WIDTH},{HEIGHT}", "--virtual-time-budget=10000", "--dump-dom",
-        copy.as_uri(),
-    ]  # fmt: skip
-    dom = subprocess.run(cmd, capture_output=True, text=True, timeout=180).stdout
-    found = re.search(r"<pre id=\"browser-check\">(.*?)</pre>", dom, re.S)
-    assert found, f"the check did not run; chromium printed: {dom[:300]!r}"
-    text = found.group(1).replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
-    result: dict[str, Any] = json.loads(text.replace("&amp;", "&"))
-    return result
+    return browser_check(copy, tmp)
 
 
 def expected_indices(frames: list[dict[str, Any]]) -> list[int]:
