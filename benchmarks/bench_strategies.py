@@ -28,17 +28,23 @@ from haggis_sim.runner.run import RunConfig, execute
 from haggis_sim.runner.summary import summarize
 from strategies import make
 
+# the default search until 2026-11-27: 200 iterations, no learned prior at the root
+OLD_MCTS = "mcts:iters=200,prior=none"
 PAIRINGS = [
     ("greedy", "random", 6000),
     ("heuristic", "greedy", 12000),
-    ("mcts", "heuristic", 600),
-    ("mcts:iters=50", "heuristic", 600),
-    ("mcts:iters=1000", "heuristic", 240),
+    ("mcts", "heuristic", 2400),
+    (OLD_MCTS, "heuristic", 600),
+    ("mcts", OLD_MCTS, 600),
+    ("mcts", "mcts:prior=none", 600),
+    ("mcts:iters=16", "heuristic", 600),
+    ("mcts:iters=256", "heuristic", 600),
     ("mcts", "mcts:value=round", 600),
     ("mcts", "mcts:bets=never", 600),
     ("learned", "heuristic", 2400),
     ("learned", "greedy", 2400),
     ("learned", "mcts", 600),
+    ("learned", OLD_MCTS, 600),
 ]
 
 
@@ -138,7 +144,7 @@ def main() -> None:
             continue
         print("| strategy | decisions timed | mean ms/decision | p95 | max |")
         print("|---|---|---|---|---|")
-        for spec in ("mcts:iters=50", "mcts", "mcts:iters=1000"):
+        for spec in ("mcts:iters=16", "mcts", "mcts:iters=256", OLD_MCTS):
             mean, p95, mx, n = decision_times(spec, players, opts.timing_games)
             print(f"| {spec} | {n:,} | {mean:.2f} | {p95:.2f} | {mx:.2f} |", flush=True)
         print()

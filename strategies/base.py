@@ -172,9 +172,10 @@ class Strategy:
         it from, by name (``strategies.kernels.PARAM_SLOTS``), so the order of ``params``
         is free; parameters and slots that do not match one to one raise TypeError (a
         kernel would otherwise read a wrong or missing value). Other strategies: the
-        order of ``params``. The array has ``PARAM_WIDTH`` entries (the widest kernel's
-        slot count, so the runner can stack the arrays of a run), or one per parameter
-        when a strategy without a kernel has more.
+        order of ``params``. Free-text parameters (no choices) leave their slot 0: a
+        subclass that needs them reads them itself. The array has ``PARAM_WIDTH``
+        entries (the widest kernel's slot count, so the runner can stack the arrays of a
+        run), or one per parameter when a strategy without a kernel has more.
         """
         names = tuple(p.name for p in self.params)
         slots = names
@@ -199,7 +200,10 @@ class Strategy:
         for p in self.params:
             v = self.values[p.name]
             ch = choices.get(p.name)
-            out[slots.index(p.name)] = ch.index(v) if ch else float(v)
+            if ch:
+                out[slots.index(p.name)] = ch.index(v)
+            elif not isinstance(v, str):  # free text (a file name) has no number: slot 0
+                out[slots.index(p.name)] = float(v)
         return out
 
     def act(

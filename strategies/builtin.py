@@ -11,7 +11,8 @@ from haggis_sim import kernel as K
 
 from . import kernels
 from .base import InertParameterError, Param, Strategy, StrategyError
-from .learned_model import SHA_PREFIX, LearnedModel, load_model, model_path
+from .ismcts import PRIOR_BASE
+from .learned_model import SHA_PREFIX, SHIPPED_MODELS, LearnedModel, load_model, model_path
 
 
 class CompiledStrategy(Strategy):
@@ -187,11 +188,50 @@ class HeuristicStrategy(CompiledStrategy):
         return out
 
 
+MODEL_PARAM = Param(
+    "model",
+    str,
+    "default",
+    "model file (.npz from haggis-sim train); default: the model shipped in the package",
+)
+SHA_PARAM = Param(
+    "sha",
+    str,
+    "",
+    "SHA-256 prefix the model file must have (filled in from the file when empty, so a "
+    "run's recorded spec refuses a model file that has changed since)",
+)
+
+
+def bind_model(strategy: Strategy) -> LearnedModel:
+    """Load the model that ``strategy``'s ``model`` value names and pin it in the values.
+
+    A path is recorded resolved, a shipped name as it is; ``sha`` gets the file's SHA-256
+    prefix, and a ``sha`` given that differs from the file's is refused (StrategyError):
+    a recorded spec must not silently play a model that changed since.
+    """
+    values = strategy.values
+    path = model_path(values["model"])
+    model = load_model(path)
+    if values["model"] not in SHIPPED_MODELS:
+        values["model"] = str(path.resolve())
+    actual = model.sha256[:SHA_PREFIX]
+    wanted = values["sha"]
+    if wanted and wanted != actual:
+        raise StrategyError(
+            f"{strategy.name}: model file {path} has SHA-256 {actual}, not the {wanted} this "
+            "spec was made with (the model changed since); use the original file or a new run"
+        )
+    values["sha"] = actual
+    return model
+
+
 class MctsStrategy(CompiledStrategy):
     name = "mcts"
     description = (
-        "Information-set MCTS: a fresh deal of the unseen cards every iteration, UCB with "
-        "availability counts, rollouts to the end of the round valued by the chance of "
+        "Information-set MCTS: a fresh deal of the unseen cards every iteration, the root's "
+        "moves ranked by PUCT with the learned model as prior, UCB with availability counts "
+        "below, rollouts to the end of the round valued by the chance of "
         "winning the game from the totals after it (or the round's score margin); bets by "
         "scoring each bet option under the rules in force."
     )
@@ -199,7 +239,7 @@ class MctsStrategy(CompiledStrategy):
         Param(
             "iters",
             int,
-            200,
+            64,
             "search iterations per decision (fewer when the most visited action can no "
             "longer be overtaken; none when only one action is legal)",
             1,
@@ -233,8 +273,42 @@ class MctsStrategy(CompiledStrategy):
             "shared), declare the best; never: do not bet",
             choices=("search", "never"),
         ),
+        Param(
+            "prior",
+            str,
+            "learned",
+            "learned: the root's moves are searched by PUCT with the softmax of the learned "
+            "model's scores as prior; none: UCB with progressive widening, no model",
+            choices=("none", "learned"),
+        ),
+        MODEL_PARAM,
+        SHA_PARAM,
     )
     compiled_id = kernels.MCTS_ID
+
+    def __init__(self, **values: Any) -> None:
+        """With prior=learned, load the model and pin its path and SHA-256 prefix."""
+        super().__init__(**values)
+        self.model: LearnedModel | None = None
+        if self.values["prior"] == "learned":
+            self.model = bind_model(self)
+
+    def check_values(self) -> None:
+        """Refuse a model or sha with prior=none: no model is read then."""
+        if self.values["prior"] == "none":
+            for p in (MODEL_PARAM, SHA_PARAM):
+                if self.values[p.name] != p.default:
+                    raise InertParameterError(
+                        f"mcts: {p.name}={self.values[p.name]} has no effect with prior=none "
+                        "(no model is read); drop it or set prior=learned"
+                    )
+
+    def param_array(self) -> np.ndarray:
+        """The named slots, then, with prior=learned, the model's parameter array."""
+        head = super().param_array()[:PRIOR_BASE]
+        if self.model is None:
+            return head
+        return np.concatenate((head, self.model.param_array()))
 
 
 class LearnedStrategy(CompiledStrategy):
@@ -243,38 +317,13 @@ class LearnedStrategy(CompiledStrategy):
         "A linear policy distilled from mcts (haggis-sim train): scores every legal play, "
         "pass, bet and give by features of the observation and the action, plays the best."
     )
-    params = (
-        Param(
-            "model",
-            str,
-            "default",
-            "model file (.npz from haggis-sim train); default: the model shipped in the package",
-        ),
-        Param(
-            "sha",
-            str,
-            "",
-            "SHA-256 prefix the model file must have (filled in from the file when empty, so "
-            "a run's recorded spec refuses a model file that has changed since)",
-        ),
-    )
+    params = (MODEL_PARAM, SHA_PARAM)
     compiled_id = kernels.LEARNED_ID
 
     def __init__(self, **values: Any) -> None:
         """Load and check the model; record its path and SHA-256 prefix in the values."""
         super().__init__(**values)
-        path = model_path(self.values["model"])
-        self.model: LearnedModel = load_model(path)
-        if self.values["model"] != "default":
-            self.values["model"] = str(path.resolve())
-        actual = self.model.sha256[:SHA_PREFIX]
-        wanted = self.values["sha"]
-        if wanted and wanted != actual:
-            raise StrategyError(
-                f"learned: model file {path} has SHA-256 {actual}, not the {wanted} this spec "
-                "was made with (the model changed since); use the original file or a new run"
-            )
-        self.values["sha"] = actual
+        self.model: LearnedModel = bind_model(self)
         self._params = self.model.param_array()
 
     def param_array(self) -> np.ndarray:

@@ -17,6 +17,7 @@ from .simple_kernels import (
     HEURISTIC_PARAMS,
     MCTS_BETS,
     MCTS_PARAMS,
+    MCTS_PRIORS,
     MCTS_ROLLOUTS,
     MCTS_VALUES,
     RANDOM_PARAMS,
@@ -48,6 +49,7 @@ PARAM_CHOICES: dict[tuple[int, str], tuple[str, ...]] = {
     (MCTS_ID, "rollout"): MCTS_ROLLOUTS,
     (MCTS_ID, "value"): MCTS_VALUES,
     (MCTS_ID, "bets"): MCTS_BETS,
+    (MCTS_ID, "prior"): MCTS_PRIORS,
 }
 # Width of every compiled strategy's parameter array: the runner stacks the arrays of all
 # strategies of a run into one matrix, so they share a width, the largest kernel's slot
@@ -60,6 +62,7 @@ __all__ = [
     "LEARNED_ID",
     "MCTS_ID",
     "MCTS_PARAMS",
+    "MCTS_PRIORS",
     "MCTS_ROLLOUTS",
     "PARAM_CHOICES",
     "PARAM_SLOTS",

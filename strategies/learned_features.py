@@ -277,30 +277,53 @@ def decision_features(obs, buf, n):
 
 
 @njit(cache=True)
-def learned_act(obs, params, rng, buf):
-    """The legal action with the highest linear score ``features . weights``.
-
-    ``params[0]`` is the feature count (checked against :data:`N_FEATURES`); the
-    2-player weights follow, then the 3-player ones (the row of the game's player count
-    is used). Every legal action is scored, bets and gives included (a play at a
-    betting chance means "no bet"); ties go to the lowest index in the legal list. The
-    stream ``rng`` is only handed to the heuristic, which draws nothing from it.
-    """
+def check_weights(params):
+    """Refuse a parameter array that does not hold a model (ValueError): ``params[0]`` is
+    the feature count, then :data:`N_FEATURES` weights per player count."""
     if params.shape[0] < 1 + 2 * N_FEATURES or params[0] != N_FEATURES:
         raise ValueError("learned kernel: the parameter array does not hold a model's weights")
+
+
+@njit(cache=True)
+def score_actions(obs, params, buf, scores):
+    """Fill ``buf`` with every legal action (bets first, as ``legal_actions`` lists them)
+    and ``scores`` with each one's linear score ``features . weights``; return the count.
+
+    ``params`` holds a model (:func:`check_weights`): the feature count, the 2-player
+    weights, then the 3-player ones (the row of the game's player count is used). The
+    ``learned`` kernel plays the best of these scores; ``mcts`` uses their softmax as
+    its root's prior (:func:`strategies.ismcts.root_policy`).
+    """
+    check_weights(params)
     off = 1 + N_FEATURES * (obs[K.S_NP] - 2)
-    h = heuristic_act(obs, HEURISTIC_ARRAY, rng, buf)  # draws nothing from rng
+    # the heuristic draws nothing from its stream
+    h = heuristic_act(obs, HEURISTIC_ARRAY, K.new_stream(0), buf)
     n = K.legal_actions(obs, buf, True)
     ctx = context(obs, buf, n)
     f = np.zeros(N_FEATURES)
-    best = 0
-    best_score = -np.inf
     for i in range(n):
         action_features(obs, ctx, buf[i], h, f)
         s = 0.0
         for j in range(N_FEATURES):
             s += f[j] * params[off + j]
-        if s > best_score:
-            best_score = s
+        scores[i] = s
+    return n
+
+
+@njit(cache=True)
+def learned_act(obs, params, rng, buf):
+    """The legal action with the highest linear score (:func:`score_actions`).
+
+    Every legal action is scored, bets and gives included (a play at a betting chance
+    means "no bet"); ties go to the lowest index in the legal list. The stream ``rng`` is
+    not drawn from: the policy is deterministic.
+    """
+    scores = np.empty(buf.shape[0])
+    n = score_actions(obs, params, buf, scores)
+    best = 0
+    best_score = -np.inf
+    for i in range(n):
+        if scores[i] > best_score:
+            best_score = scores[i]
             best = i
     return buf[best]

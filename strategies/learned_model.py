@@ -30,8 +30,11 @@ from .learned_features import FEATURES, N_FEATURES
 FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)  # version 1: weights of shape (features,), for both player counts
 KEYS = ("format_version", "features", "weights", "provenance")
-#: the model shipped in the package (``learned`` with ``model=default``)
-DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "learned-default.npz"
+MODELS_DIR = Path(__file__).resolve().parent / "models"
+#: the models shipped in the package, by the name a ``model=`` value may give: ``default``
+#: is the one ``learned`` plays and ``mcts`` searches with
+SHIPPED_MODELS = {"default": "learned-default.npz"}
+DEFAULT_MODEL = MODELS_DIR / SHIPPED_MODELS["default"]
 SHA_PREFIX = 16  # hex digits of the file's SHA-256 kept in the strategy's spec
 
 
@@ -63,8 +66,10 @@ def param_row(weights: np.ndarray) -> np.ndarray:
 
 
 def model_path(name: str) -> Path:
-    """The file that a ``model=`` value names: ``default`` is the shipped model."""
-    return DEFAULT_MODEL if name == "default" else Path(name).expanduser()
+    """The file that a ``model=`` value names: a shipped model's name, or a path."""
+    if name in SHIPPED_MODELS:
+        return MODELS_DIR / SHIPPED_MODELS[name]
+    return Path(name).expanduser()
 
 
 def load_model(path: Path) -> LearnedModel:

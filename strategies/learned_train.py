@@ -68,6 +68,10 @@ TARGETS = ("visits", "chosen")  # what the fit imitates (haggis-sim train --targ
 HOLDOUT_EVERY = 5  # game g is held out when g % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
 L2 = 1e-3
 OPPONENTS = ("teacher", "heuristic", "greedy")
+# The teacher of the shipped model: the search without a learned prior, at the budget that
+# was mcts's default when the model was trained. Today's default mcts searches with the
+# shipped model as its prior, so teaching with it would chain each model to the last.
+DEFAULT_TEACHER = "mcts:iters=200,prior=none"
 BATCH = 4  # games per worker task
 IMPROVE_ITERS = 60  # stage 2 iterations (haggis-sim train's default)
 IMPROVE_GAMES = 600  # games per candidate per iteration
@@ -209,7 +213,7 @@ def _batch(games: list[int], seed: int, teacher: str) -> list[dict[str, Any]]:
 def generate(
     games: int,
     seed: int,
-    teacher: str = "mcts",
+    teacher: str = DEFAULT_TEACHER,
     jobs: int = 1,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> Positions:
@@ -483,7 +487,7 @@ def run_training(
     *,
     games: int,
     seed: int,
-    teacher: str = "mcts",
+    teacher: str = DEFAULT_TEACHER,
     target: str = "visits",
     jobs: int = 1,
     force: bool = False,

@@ -39,10 +39,13 @@ WILD_SPENT_POINTS = 10.0
 # The MCTS kernel's slots and rollout choices (``strategies.ismcts`` derives its M_* and
 # ROLLOUT_* constants from these). They live here, not in ``kernels``, because ismcts
 # imports this module and ``kernels`` imports ismcts; ``kernels`` re-exports them.
-MCTS_PARAMS = ("iters", "c", "rollout", "ms", "value", "bets")
+# ``model`` and ``sha`` name the prior's model file; their slots stay 0: the model's
+# weights follow the slots (``MctsStrategy.param_array``).
+MCTS_PARAMS = ("iters", "c", "rollout", "ms", "value", "bets", "prior", "model", "sha")
 MCTS_ROLLOUTS = ("random", "greedy")  # values of ``rollout`` (its slot holds the index)
 MCTS_VALUES = ("game", "round")  # values of ``value``
 MCTS_BETS = ("search", "never")  # values of ``bets``
+MCTS_PRIORS = ("none", "learned")  # values of ``prior``
 
 
 @njit(cache=True)

@@ -13,8 +13,14 @@ numbers a decision draws (not the decision itself), so DIGESTS held the games of
 code. Bets chosen by search (and the optional game value) then changed the bet decisions
 only: NO_BET_DIGESTS_687AA58 pins every other decision to the code before them. When the
 game value became the default, the cases here named ``value=round`` explicitly (their
-digests did not move) and the new default was pinned beside them. A deliberate change
-must update DIGESTS and POSITION_DIGESTS with this comment.
+digests did not move) and the new default was pinned beside them. When the learned
+prior became the default (2026-11-27, 64 iterations), every case here named the search
+without it (``prior=none``, and the old default's ``iters=200``): the position digests,
+the rounds and the moves did not move — the prior=none search is the search before it,
+decision for decision — and only the games tables' digests changed, as they record each
+strategy's full spec (now with ``prior``, ``model`` and ``sha``). The new default is
+pinned beside them. A deliberate change must update DIGESTS and POSITION_DIGESTS with
+this comment.
 """
 
 from __future__ import annotations
@@ -47,18 +53,18 @@ def _load_golden() -> ModuleType:
 
 #: name -> (preset, players, strategies, games, seed)
 CASES: dict[str, tuple[str, int, tuple[str, ...], int, int]] = {
-    "greedy-mcts-2p": ("revised", 2, ("greedy", "mcts:iters=50,value=round"), 8, 11),
+    "greedy-mcts-2p": ("revised", 2, ("greedy", "mcts:iters=50,value=round,prior=none"), 8, 11),
     "mcts-heuristic-3p": (
         "revised",
         3,
-        ("mcts:iters=50,value=round", "heuristic", "greedy"),
+        ("mcts:iters=50,value=round,prior=none", "heuristic", "greedy"),
         6,
         12,
     ),
     "mcts-random-rollout-aid-2p": (
         "aid",
         2,
-        ("mcts:iters=40,rollout=random,value=round", "random:bet=0.3"),
+        ("mcts:iters=40,rollout=random,value=round,prior=none", "random:bet=0.3"),
         6,
         13,
     ),
@@ -92,17 +98,17 @@ DIGESTS_D124337: dict[str, dict[str, str]] = {
 #: refactor must keep these.
 DIGESTS: dict[str, dict[str, str]] = {
     "greedy-mcts-2p": {
-        "games": "5e9133ae80d73022de8271a465bc25dfbcfd5df85d0f1314df275ada980074d7",
+        "games": "444f4c0c6b2d5457cb6e88897d1c3c9a6b90ff856913d3fd76ed94b0714e03f0",
         "rounds": "3df24629beb2a6fab5d916c7fd4588c11250d00685f7f128636a37dfe8daed69",
         "moves": "ab179805f5d92fe12a5adc82605ac27ebc1f5dac545da6f59a6f08eadeb6dc9a",
     },
     "mcts-heuristic-3p": {
-        "games": "250b2e812fe8f80035c7d2d574901fbf4368d18640ae3e02b5a284d3622a9460",
+        "games": "8bdfdd3d754b85c2138157a983632a5a0d881d52a404e9e995acc942391e0735",
         "rounds": "faddbf69044008326fad901a4b7f095364630ef6ac545e0e7d95f60788bdf8b0",
         "moves": "97feb7fe10a0b86b96023bfeb884984ac789a357eff6a2ae1acf84e4d2ed64d5",
     },
     "mcts-random-rollout-aid-2p": {
-        "games": "1289e77795b8e438b01476a3d1b53d2af1cb91219c1b88cd606fbc4ed904b829",
+        "games": "37138d276b24e3a869809d0675c7f98d83a9fed0a9d70a89e8514217f666df66",
         "rounds": "b144bea6aad47769106a564623d513ec852250ea937541566af3ad65e013f463",
         "moves": "6034f2441f031c94cabac47f52182673bb6f156c688c0461041910b516ff2a6c",
     },
@@ -146,20 +152,25 @@ POSITION_DIGESTS_D124337 = {
 #: Today's mcts with ``value=round,bets=never`` must reproduce them: the game value and the
 #: bet search were added without changing any other decision.
 NO_BET_DIGESTS_687AA58 = {
-    ("revised", 2, "mcts:value=round,bets=never"): "108:a52fba77c4e9f050",
-    ("revised", 3, "mcts:value=round,bets=never"): "141:dab47ea5ff8cf3bd",
-    ("aid", 2, "mcts:iters=60,rollout=random,value=round,bets=never"): "108:c70261dc0615dc84",
+    ("revised", 2, "mcts:iters=200,value=round,bets=never,prior=none"): "108:a52fba77c4e9f050",
+    ("revised", 3, "mcts:iters=200,value=round,bets=never,prior=none"): "141:dab47ea5ff8cf3bd",
+    ("aid", 2, "mcts:iters=60,rollout=random,value=round,bets=never,prior=none"): (
+        "108:c70261dc0615dc84"
+    ),
 }
 
 #: Today's decisions at every position (``python tests/test_mcts_speed.py --positions``).
-#: The round-valued entries were the default until the game value became it; the default
-#: (``value=game``) is pinned beside them.
+#: The round-valued entries were the default until the game value became it; the
+#: ``iters=200,prior=none`` ones until the learned prior did (2026-11-27); the default
+#: (``mcts``: 64 iterations, PUCT with the shipped model) is pinned beside them.
 POSITION_DIGESTS = {
-    ("revised", 2, "mcts:value=round"): "118:e71d3492bdba14c2",
-    ("revised", 3, "mcts:value=round"): "150:9b96fdf71fe62380",
-    ("aid", 2, "mcts:iters=60,rollout=random,value=round"): "118:f2be92745bf4a67f",
-    ("revised", 2, "mcts"): "118:b0294969e00de350",
-    ("revised", 3, "mcts"): "150:2e57771d73f5cf4d",
+    ("revised", 2, "mcts:iters=200,value=round,prior=none"): "118:e71d3492bdba14c2",
+    ("revised", 3, "mcts:iters=200,value=round,prior=none"): "150:9b96fdf71fe62380",
+    ("aid", 2, "mcts:iters=60,rollout=random,value=round,prior=none"): "118:f2be92745bf4a67f",
+    ("revised", 2, "mcts:iters=200,prior=none"): "118:b0294969e00de350",
+    ("revised", 3, "mcts:iters=200,prior=none"): "150:2e57771d73f5cf4d",
+    ("revised", 2, "mcts"): "118:d1c9a797550303ce",
+    ("revised", 3, "mcts"): "150:a2d1bd6696068161",
 }
 
 

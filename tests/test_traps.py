@@ -113,6 +113,9 @@ def test_parameter_arrays_are_as_wide_as_the_widest_kernel() -> None:
         if cls.compiled_id == kernels.LEARNED_ID:  # a model's weights: the runner pads the rest
             assert arr.shape[0] > kernels.PARAM_WIDTH
             continue
+        if cls.compiled_id == kernels.MCTS_ID:  # the prior's weights follow the named slots
+            assert arr.shape[0] > kernels.PARAM_WIDTH
+            arr = cls(prior="none").param_array()
         assert arr.shape == (kernels.PARAM_WIDTH,), cls.name  # the runner stacks these
 
 

@@ -28,8 +28,13 @@ def train(
     ] = "600",
     seed: Annotated[int, typer.Option("--seed", help="Seed of the games and the sampling.")] = 1,
     teacher: Annotated[
-        str, typer.Option("--teacher", help="Compiled strategy to imitate, e.g. mcts:iters=200.")
-    ] = "mcts",
+        str,
+        typer.Option(
+            "--teacher",
+            help="Compiled strategy to imitate (default: the search without a learned prior, "
+            "which taught the shipped model).",
+        ),
+    ] = "mcts:iters=200,prior=none",  # = strategies.learned_train.DEFAULT_TEACHER (a test checks)
     target: Annotated[
         str,
         typer.Option(

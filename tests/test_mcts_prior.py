@@ -1,0 +1,192 @@
+"""The search's learned prior: PUCT at the root over the softmax of the learned model.
+
+What is guarded: the prior is the softmax of the very scores the ``learned`` kernel plays
+by (computed from the observation only), PUCT visits the moves in the order the prior and
+the values give, the strategy's model parameters are pinned and checked like
+``learned``'s, and ``prior=none`` is the search without any model.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_learned import features_of, positions
+
+import strategies
+from haggis_sim.engine import layout as L
+from haggis_sim.engine import state as S
+from haggis_sim.engine.rng import new_stream
+from strategies import ismcts
+from strategies.base import InertParameterError, StrategyError
+from strategies.builtin import MctsStrategy
+from strategies.learned_model import DEFAULT_MODEL, load_model, model_bytes
+
+
+def root_plays(st: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The acting seat's observation and its legal plays and passes (no bets)."""
+    obs = S.observe(st, st[L.S_TO_ACT])
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    n = int(S.legal_actions(obs, buf, False))
+    return obs, buf[:n].copy()
+
+
+def test_the_prior_is_the_softmax_of_the_learned_scores() -> None:
+    """Same scores as the learned kernel's, restricted to the plays (bets are listed first
+    by the model and searched separately), normalised."""
+    model = load_model(DEFAULT_MODEL)
+    checked = 0
+    for st in positions():
+        obs, moves = root_plays(st)
+        if len(moves) < 2:
+            continue
+        legal, f = features_of(st)
+        scores = f @ model.weights[int(st[L.S_NP]) - 2]
+        first = len(legal) - len(moves)
+        assert np.array_equal(legal[first:], moves)
+        want = np.exp(scores[first:] - scores[first:].max())
+        want /= want.sum()
+        got = ismcts.root_policy(obs, model.param_array(), moves)
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+        checked += 1
+    assert checked >= 50
+
+
+def test_the_prior_refuses_moves_that_are_not_the_positions_plays() -> None:
+    model = load_model(DEFAULT_MODEL).param_array()
+    st = next(s for s in positions() if len(root_plays(s)[1]) >= 2)
+    obs, moves = root_plays(st)
+    with pytest.raises(ValueError, match="not the legal plays"):
+        ismcts.root_policy(obs, model, moves[::-1].copy())
+    with pytest.raises(ValueError, match="does not hold a model"):
+        ismcts.root_policy(obs, model[:10].copy(), moves)
+
+
+def test_puct_tries_the_likeliest_move_first_then_weighs_values() -> None:
+    root_child = np.array([-1, -1, -1], dtype=np.int64)
+    prior = np.array([0.2, 0.5, 0.3])
+    visits = np.zeros(8)
+    reward = np.zeros(8)
+    assert ismcts._puct_pick(root_child, prior, visits, reward, 0.0, 0.7) == 1
+    # move 1 searched 4 times and lost every time: an unvisited move (valued at the
+    # root's mean, 0) with prior 0.3 now scores more than it
+    root_child[1] = 1
+    visits[0], visits[1], reward[1] = 4.0, 4.0, 0.0
+    assert ismcts._puct_pick(root_child, prior, visits, reward, 0.0, 0.7) == 2
+    # ... but had it won every time, against a root mean of 0.5, it would be searched again
+    reward[1] = 4.0
+    assert ismcts._puct_pick(root_child, prior, visits, reward, 2.0, 0.7) == 1
+    # an unvisited move is valued at the root's mean so far: with a mean of 1 it is tried
+    assert ismcts._puct_pick(root_child, prior, visits, reward, 4.0, 0.7) == 2
+    # equal scores: the lowest index
+    assert ismcts._puct_pick(np.full(2, -1, np.int64), np.array([0.5, 0.5]), np.zeros(3),
+                             np.zeros(3), 0.0, 0.7) == 0  # fmt: skip
+
+
+def test_one_iteration_searches_the_priors_favourite() -> None:
+    """With one iteration the only root child is the prior's argmax; with prior=none it
+    is the expansion order's pick, which differs somewhere."""
+    learned = strategies.make("mcts:iters=1").param_array()
+    plain = strategies.make("mcts:iters=1,prior=none").param_array()
+    model = load_model(DEFAULT_MODEL).param_array()
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    out_moves, out_visits = np.empty(3, dtype=np.int64), np.empty(3)
+    differ = checked = 0
+    for i, st in enumerate(positions()):
+        obs, moves = root_plays(st)
+        if len(moves) < 2:
+            continue
+        favourite = moves[int(np.argmax(ismcts.root_policy(obs, model, moves)))]
+        n = ismcts.search_root(obs, learned, new_stream(np.int64(i)), buf, False, out_moves,
+                               out_visits)  # fmt: skip
+        assert n == 1 and out_moves[0] == favourite
+        ismcts.search_root(obs, plain, new_stream(np.int64(i)), buf, False, out_moves,
+                           out_visits)  # fmt: skip
+        differ += int(out_moves[0] != favourite)
+        checked += 1
+    assert checked >= 50 and differ > 0
+
+
+def test_the_budget_spreads_over_the_priors_moves() -> None:
+    """Over 64 iterations the search visits more than one root move at most positions with
+    a choice (a move with a prior near 1 that keeps winning may take them all), and the
+    most visited has a prior among the larger ones (PUCT follows the prior)."""
+    params = strategies.make("mcts").param_array()
+    model = load_model(DEFAULT_MODEL).param_array()
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    out_moves, out_visits = ismcts.root_buffers(params)
+    spread = in_top = checked = 0
+    for i, st in enumerate(positions()):
+        obs, moves = root_plays(st)
+        if len(moves) < 3:
+            continue
+        prior = ismcts.root_policy(obs, model, moves)
+        n = ismcts.search_root(obs, params, new_stream(np.int64(i)), buf, False, out_moves,
+                               out_visits)  # fmt: skip
+        assert out_visits[:n].sum() == 64
+        spread += int(n > 1)
+        best = out_moves[int(np.argmax(out_visits[:n]))]
+        rank = int((prior > prior[list(moves).index(best)]).sum())
+        in_top += int(rank < 3)
+        checked += 1
+    assert checked >= 40
+    assert spread >= 0.8 * checked
+    assert in_top >= 0.8 * checked
+
+
+def test_the_model_is_part_of_the_decision() -> None:
+    """The kernel reads the weights after the named slots: other weights, other moves;
+    an array without them is refused."""
+    params = strategies.make("mcts:iters=16").param_array()
+    flat = params.copy()
+    flat[ismcts.PRIOR_BASE + 1 :] = 0.0  # every move equally likely
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    differ = 0
+    for i, st in enumerate(positions(per_ruleset=6)):
+        obs = S.observe(st, st[L.S_TO_ACT])
+        a = ismcts.mcts_act(obs, params, new_stream(np.int64(i)), buf)
+        b = ismcts.mcts_act(obs, flat, new_stream(np.int64(i)), buf)
+        differ += int(a != b)
+    assert differ > 0
+    st = next(s for s in positions() if len(root_plays(s)[1]) >= 2)
+    obs = S.observe(st, st[L.S_TO_ACT])
+    with pytest.raises(ValueError, match="does not hold a model"):
+        ismcts.mcts_act(obs, params[: ismcts.PRIOR_BASE].copy(), new_stream(np.int64(1)), buf)
+
+
+def test_the_strategy_pins_its_model_like_learned(tmp_path: Path) -> None:
+    plain = strategies.make("mcts:prior=none")
+    assert isinstance(plain, MctsStrategy) and plain.model is None
+    assert len(plain.param_array()) == ismcts.PRIOR_BASE
+    guided = strategies.make("mcts")
+    assert isinstance(guided, MctsStrategy) and guided.model is not None
+    sha = guided.values["sha"]
+    assert len(sha) == 16 and guided.values["model"] == "default"
+    np.testing.assert_array_equal(
+        guided.param_array()[ismcts.PRIOR_BASE :], load_model(DEFAULT_MODEL).param_array()
+    )
+    # a copy: recorded resolved; a changed file: refused by the recorded sha
+    copy = tmp_path / "m.npz"
+    shutil.copy(DEFAULT_MODEL, copy)
+    spec = strategies.make(f"mcts:model={copy}").spec
+    assert f"model={copy.resolve()}" in spec and f"sha={sha}" in spec
+    model = load_model(copy)
+    copy.write_bytes(model_bytes(model.weights * 2.0, model.provenance))
+    with pytest.raises(StrategyError, match="changed since"):
+        strategies.make(spec)
+    for extra in (f"model={copy}", "sha=abc"):
+        with pytest.raises(InertParameterError, match="prior=none"):
+            strategies.make(f"mcts:prior=none,{extra}")
+
+
+def test_the_train_commands_default_teacher_is_the_library_default() -> None:
+    import inspect
+
+    from haggis_sim.cli.train import train
+    from strategies.learned_train import DEFAULT_TEACHER, generate
+
+    assert inspect.signature(train).parameters["teacher"].default == DEFAULT_TEACHER
+    assert inspect.signature(generate).parameters["teacher"].default == DEFAULT_TEACHER
+    assert strategies.make(DEFAULT_TEACHER).values["prior"] == "none"
