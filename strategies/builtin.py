@@ -245,7 +245,14 @@ class MctsStrategy(CompiledStrategy):
             1,
             100_000,
         ),
-        Param("c", float, 0.7, "UCB exploration constant", 0.0, 10.0),
+        Param(
+            "c",
+            float,
+            0.7,
+            "exploration constant of UCB (and of PUCT at the root with prior=learned)",
+            0.0,
+            10.0,
+        ),
         Param("rollout", str, "greedy", "rollout policy", choices=("random", "greedy")),
         Param(
             "ms",
@@ -261,8 +268,8 @@ class MctsStrategy(CompiledStrategy):
             str,
             "game",
             "what a rollout is worth: game (the chance of winning the game from the totals "
-            "after the round) or round (the round's score margin, squashed); equal with 2 "
-            "players, game far stronger with 3 (README, Performance)",
+            "after the round) or round (the round's score margin, squashed); no difference "
+            "shown with 2 players, game stronger with 3 (README, Performance)",
             choices=("game", "round"),
         ),
         Param(
