@@ -212,7 +212,7 @@ def bind_model(strategy: Strategy) -> LearnedModel:
     """
     values = strategy.values
     path = model_path(values["model"])
-    model = load_model(path)
+    model = load_model(path, strategy.name)
     if values["model"] not in SHIPPED_MODELS:
         values["model"] = str(path.resolve())
     actual = model.sha256[:SHA_PREFIX]

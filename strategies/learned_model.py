@@ -72,27 +72,28 @@ def model_path(name: str) -> Path:
     return Path(name).expanduser()
 
 
-def load_model(path: Path) -> LearnedModel:
-    """Read and validate a model file; StrategyError (one line) when it is not usable."""
+def load_model(path: Path, who: str = "learned") -> LearnedModel:
+    """Read and validate a model file; StrategyError (one line, naming the strategy ``who``
+    that reads it) when it is not usable."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise StrategyError(
-            f"learned: cannot read model file {path}: {exc.strerror or exc}"
+            f"{who}: cannot read model file {path}: {exc.strerror or exc}"
         ) from None
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
             missing = [k for k in KEYS if k not in npz.files]
             if missing:
                 raise StrategyError(
-                    f"learned: model file {path} lacks {', '.join(missing)} "
+                    f"{who}: model file {path} lacks {', '.join(missing)} "
                     f"(a model has {', '.join(KEYS)})"
                 )
             arrays = {k: npz[k] for k in KEYS}
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
         if isinstance(exc, StrategyError):
             raise
-        raise StrategyError(f"learned: {path} is not a model file (.npz): {exc}") from None
+        raise StrategyError(f"{who}: {path} is not a model file (.npz): {exc}") from None
     version = arrays["format_version"]
     if (
         version.shape != ()
@@ -100,29 +101,29 @@ def load_model(path: Path) -> LearnedModel:
         or int(version) not in READABLE_VERSIONS
     ):
         raise StrategyError(
-            f"learned: model file {path} has format_version {version.tolist()!r}; this "
+            f"{who}: model file {path} has format_version {version.tolist()!r}; this "
             f"haggis-sim reads versions {', '.join(map(str, READABLE_VERSIONS))} (train a "
             "new model)"
         )
     names = tuple(str(x) for x in np.atleast_1d(arrays["features"]).tolist())
     if names != FEATURES:
         raise StrategyError(
-            f"learned: model file {path} was trained on other features ({len(names)} names, "
+            f"{who}: model file {path} was trained on other features ({len(names)} names, "
             f"this haggis-sim computes {N_FEATURES}); train a new model"
         )
     w = arrays["weights"]
     shape = (N_FEATURES,) if int(version) == 1 else (2, N_FEATURES)
     if w.shape != shape or w.dtype.kind != "f" or not np.all(np.isfinite(w)):
         raise StrategyError(
-            f"learned: model file {path}: weights must be finite floats of shape {shape} "
+            f"{who}: model file {path}: weights must be finite floats of shape {shape} "
             f"(format_version {int(version)}), got shape {w.shape} of {w.dtype}"
         )
     try:
         provenance = json.loads(str(arrays["provenance"]))
     except ValueError:
-        raise StrategyError(f"learned: model file {path}: provenance is not JSON") from None
+        raise StrategyError(f"{who}: model file {path}: provenance is not JSON") from None
     if not isinstance(provenance, dict):
-        raise StrategyError(f"learned: model file {path}: provenance is not a JSON object")
+        raise StrategyError(f"{who}: model file {path}: provenance is not a JSON object")
     sha = hashlib.sha256(data).hexdigest()
     return LearnedModel(per_player_count(w), provenance, sha)
 

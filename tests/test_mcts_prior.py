@@ -176,6 +176,8 @@ def test_the_strategy_pins_its_model_like_learned(tmp_path: Path) -> None:
     copy.write_bytes(model_bytes(model.weights * 2.0, model.provenance))
     with pytest.raises(StrategyError, match="changed since"):
         strategies.make(spec)
+    with pytest.raises(StrategyError, match="^mcts: cannot read model file"):
+        strategies.make(f"mcts:model={tmp_path / 'missing.npz'}")
     for extra in (f"model={copy}", "sha=abc"):
         with pytest.raises(InertParameterError, match="prior=none"):
             strategies.make(f"mcts:prior=none,{extra}")
