@@ -192,7 +192,8 @@ MODEL_PARAM = Param(
     "model",
     str,
     "default",
-    "model file (.npz from haggis-sim train); default: the model shipped in the package",
+    "model file (.npz from haggis-sim train); default: the model shipped in the package "
+    "(gen1: the first-generation model it was trained from)",
 )
 SHA_PARAM = Param(
     "sha",

@@ -32,8 +32,10 @@ READABLE_VERSIONS = (1, 2)  # version 1: weights of shape (features,), for both 
 KEYS = ("format_version", "features", "weights", "provenance")
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 #: the models shipped in the package, by the name a ``model=`` value may give: ``default``
-#: is the one ``learned`` plays and ``mcts`` searches with
-SHIPPED_MODELS = {"default": "learned-default.npz"}
+#: is the one ``learned`` plays and ``mcts`` searches with; ``gen1`` the first-generation
+#: model, taught by the search without a prior, that taught ``default``'s teacher (the
+#: search with ``gen1`` as its prior)
+SHIPPED_MODELS = {"default": "learned-default.npz", "gen1": "learned-gen1.npz"}
 DEFAULT_MODEL = MODELS_DIR / SHIPPED_MODELS["default"]
 SHA_PREFIX = 16  # hex digits of the file's SHA-256 kept in the strategy's spec
 

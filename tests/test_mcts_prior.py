@@ -22,7 +22,13 @@ from haggis_sim.engine.rng import new_stream
 from strategies import ismcts
 from strategies.base import InertParameterError, StrategyError
 from strategies.builtin import MctsStrategy
-from strategies.learned_model import DEFAULT_MODEL, load_model, model_bytes
+from strategies.learned_model import (
+    DEFAULT_MODEL,
+    MODELS_DIR,
+    SHIPPED_MODELS,
+    load_model,
+    model_bytes,
+)
 
 
 def root_plays(st: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -192,3 +198,18 @@ def test_the_train_commands_default_teacher_is_the_library_default() -> None:
     assert inspect.signature(train).parameters["teacher"].default == DEFAULT_TEACHER
     assert inspect.signature(generate).parameters["teacher"].default == DEFAULT_TEACHER
     assert strategies.make(DEFAULT_TEACHER).values["prior"] == "none"
+
+
+def test_the_shipped_default_was_taught_by_the_search_with_the_shipped_gen1_prior() -> None:
+    """The chain the README states: gen1 was taught by the search without a prior, the
+    default by the search with gen1 as its prior (its teacher's spec pins gen1's SHA-256),
+    and ``model=gen1`` names that file, kept by name in the spec."""
+    gen1 = load_model(MODELS_DIR / SHIPPED_MODELS["gen1"])
+    default = load_model(DEFAULT_MODEL)
+    assert gen1.sha256 != default.sha256
+    assert gen1.provenance["teacher"].startswith("mcts:iters=200,")
+    assert "prior" not in gen1.provenance["teacher"]  # before the prior existed
+    teacher = default.provenance["teacher"]
+    assert "prior=learned" in teacher and teacher.endswith(f"sha={gen1.sha256[:16]}")
+    strat = strategies.make("learned:model=gen1")
+    assert strat.values == {"model": "gen1", "sha": gen1.sha256[:16]}

@@ -19,7 +19,8 @@ without it (``prior=none``, and the old default's ``iters=200``): the position d
 the rounds and the moves did not move — the prior=none search is the search before it,
 decision for decision — and only the games tables' digests changed, as they record each
 strategy's full spec (now with ``prior``, ``model`` and ``sha``). The new default is
-pinned beside them. A deliberate change must update DIGESTS and POSITION_DIGESTS with
+pinned beside them; its digests moved once more when the shipped model became the second
+generation (the default's prior). A deliberate change must update DIGESTS and POSITION_DIGESTS with
 this comment.
 """
 
@@ -169,8 +170,8 @@ POSITION_DIGESTS = {
     ("aid", 2, "mcts:iters=60,rollout=random,value=round,prior=none"): "118:f2be92745bf4a67f",
     ("revised", 2, "mcts:iters=200,prior=none"): "118:b0294969e00de350",
     ("revised", 3, "mcts:iters=200,prior=none"): "150:2e57771d73f5cf4d",
-    ("revised", 2, "mcts"): "118:d1c9a797550303ce",
-    ("revised", 3, "mcts"): "150:a2d1bd6696068161",
+    ("revised", 2, "mcts"): "118:67df52286d330335",
+    ("revised", 3, "mcts"): "150:074df9c7ac38a336",
 }
 
 
