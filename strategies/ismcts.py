@@ -617,53 +617,36 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
                 K.apply_action(st, root_moves[i])
             depth = 1
             path[1] = root_child[i]
-            tkeys, tvals, tstamp, tried = _descend(
-                st, depth, expanded, path, action, first_child, sibling, mover, visits,
-                reward, avail, n_children, ctr, tkeys, tvals, tstamp, tried, rng, buf, c,
-                policy, value, rewards, no_params, cap, seat, lstart, pool, ptried,
-            )  # fmt: skip
-            root_sum += rewards[seat]
-            visits[0] += 1.0
-            if stop_early and _decided(first_child, sibling, visits, iters - done):
-                break
-            continue
-        # root step: the same choice as a deeper node's, without regenerating its moves
-        best = _ucb_pick(0, first_child, sibling, visits, reward, avail, c)
-        room = n_children[0] < 1 + np.sqrt(visits[0]) or best < 0
-        expanded = False
-        if n_children[0] < k0 and room and ctr[0] < cap:
-            a = np.int64(0)
-            a_i = -1
-            a_key = 1e18
-            for i in range(k0):
-                if root_tried[i] == 0:
-                    key = root_keys[i] + K.uniform(rng)
-                    if key < a_key:
-                        a_key = key
-                        a_i = i
-            a = root_moves[a_i]
-            root_tried[a_i] = 1
-            new = ctr[0]
-            ctr[0] += 1
-            n_children[0] += 1
-            action[new] = a
-            mover[new] = seat
-            sibling[new] = first_child[0]
-            first_child[0] = new
-            avail[new] = 1.0
-            K.apply_action(st, a)
-            depth = 1
-            path[1] = new
-            expanded = True
-        elif best >= 0:
-            K.apply_action(st, action[best])
-            depth = 1
-            path[1] = best
+        else:
+            # the same choice as a deeper node's, without regenerating the root's moves
+            best = _ucb_pick(0, first_child, sibling, visits, reward, avail, c)
+            room = n_children[0] < 1 + np.sqrt(visits[0]) or best < 0
+            expanded = False
+            if n_children[0] < k0 and room and ctr[0] < cap:
+                a_i = -1
+                a_key = 1e18
+                for i in range(k0):
+                    if root_tried[i] == 0:
+                        key = root_keys[i] + K.uniform(rng)
+                        if key < a_key:
+                            a_key = key
+                            a_i = i
+                root_tried[a_i] = 1
+                _add_child(st, 0, root_moves[a_i], ctr, n_children, action, mover, sibling,
+                           first_child, avail)  # fmt: skip
+                depth = 1
+                path[1] = ctr[0] - 1
+                expanded = True
+            elif best >= 0:
+                K.apply_action(st, action[best])
+                depth = 1
+                path[1] = best
         tkeys, tvals, tstamp, tried = _descend(
             st, depth, expanded, path, action, first_child, sibling, mover, visits, reward,
             avail, n_children, ctr, tkeys, tvals, tstamp, tried, rng, buf, c, policy, value,
             rewards, no_params, cap, seat, lstart, pool, ptried,
         )  # fmt: skip
+        root_sum += rewards[seat]
         visits[0] += 1.0
         if stop_early and _decided(first_child, sibling, visits, iters - done):
             break
