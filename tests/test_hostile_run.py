@@ -298,7 +298,7 @@ def test_huge_run_starts_at_once_with_a_small_manifest(tmp_path: Path) -> None:
 def test_slow_run_progresses_within_seconds_and_stops_cleanly(tmp_path: Path) -> None:
     out = tmp_path / "slow"
     proc = subprocess.Popen(
-        # a slow search (the search before its learned prior, ~1/8 of today's default speed)
+        # a slow search (the search before its learned prior, about a quarter of the default speed)
         [sys.executable, "-m", "haggis_sim.cli", "run", "--strategies",
          "greedy,mcts:iters=200,prior=none", "--games", "1e6", "--jobs", "2", "--out", str(out)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env(),
