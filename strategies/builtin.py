@@ -12,7 +12,14 @@ from haggis_sim import kernel as K
 from . import kernels
 from .base import InertParameterError, Param, Strategy, StrategyError
 from .ismcts import PRIOR_BASE
-from .learned_model import SHA_PREFIX, SHIPPED_MODELS, LearnedModel, load_model, model_path
+from .learned_model import (
+    MCTS_PRIOR_MODEL,
+    SHA_PREFIX,
+    SHIPPED_MODELS,
+    LearnedModel,
+    load_model,
+    model_path,
+)
 
 
 class CompiledStrategy(Strategy):
@@ -193,7 +200,14 @@ MODEL_PARAM = Param(
     str,
     "default",
     "model file (.npz from haggis-sim train); default: the model shipped in the package "
-    "(gen1: the first-generation model it was trained from)",
+    "(gen1, gen2: the earlier generations it was trained from)",
+)
+MCTS_MODEL_PARAM = Param(
+    "model",
+    str,
+    MCTS_PRIOR_MODEL,
+    "the prior's model file (.npz from haggis-sim train); default: gen2, the packaged "
+    "second-generation model (default: the model learned plays)",
 )
 SHA_PARAM = Param(
     "sha",
@@ -289,7 +303,7 @@ class MctsStrategy(CompiledStrategy):
             "model's scores as prior; none: UCB with progressive widening, no model",
             choices=("none", "learned"),
         ),
-        MODEL_PARAM,
+        MCTS_MODEL_PARAM,
         SHA_PARAM,
     )
     compiled_id = kernels.MCTS_ID
@@ -304,7 +318,7 @@ class MctsStrategy(CompiledStrategy):
     def check_values(self) -> None:
         """Refuse a model or sha with prior=none: no model is read then."""
         if self.values["prior"] == "none":
-            for p in (MODEL_PARAM, SHA_PARAM):
+            for p in (MCTS_MODEL_PARAM, SHA_PARAM):
                 if self.values[p.name] != p.default:
                     raise InertParameterError(
                         f"mcts: {p.name}={self.values[p.name]} has no effect with prior=none "
@@ -322,8 +336,9 @@ class MctsStrategy(CompiledStrategy):
 class LearnedStrategy(CompiledStrategy):
     name = "learned"
     description = (
-        "A linear policy distilled from mcts (haggis-sim train): scores every legal play, "
-        "pass, bet and give by features of the observation and the action, plays the best."
+        "A policy distilled from mcts (haggis-sim train): scores every legal play, pass, "
+        "bet and give by features of the observation and the action (linearly, plus a "
+        "small hidden layer in the default model), plays the best."
     )
     params = (MODEL_PARAM, SHA_PARAM)
     compiled_id = kernels.LEARNED_ID

@@ -80,7 +80,20 @@ FEATURES: tuple[str, ...] = (
     "heuristic_choice_x_leading",
     "heuristic_choice_x_opp_near_out",
     "rank_above_lowest",
+    # appended in the third generation (a model over the first 54 reads 0 weight on these)
+    "beatable",
+    "safe",
+    "safe_x_leading",
+    "safe_x_trick_points",
+    "safe_x_opp_near_out",
+    "unseen_above",
+    "bomb_overbombable",
+    "pass_x_opp_face_bomb",
+    "high_after",
 )
+#: the feature list of the first two shipped models: a model over a prefix of
+#: :data:`FEATURES` gives the newer features weight 0, so it scores exactly as trained
+FEATURES_V2 = FEATURES[:54]
 N_FEATURES = len(FEATURES)
 
 # The default heuristic's parameters (HeuristicStrategy's defaults, a test checks): its
@@ -105,7 +118,14 @@ C_DISTANCE = 11  # target games: (target - my points) / target; round-count game
 C_MIN_RANK = 12  # lowest rank of a legal non-bomb play (99: none)
 C_MY_SIZE = 13  # my cards (raw count)
 C_LOWEST_OPP_SEAT = 14  # the opponent with the fewest game points (first clockwise)
-N_CONTEXT = 15
+C_OPP_FACE_BOMB = 15  # the highest face bomb an opponent holds (bomb order 2..5; 0 none)
+C_MAX_UNSEEN = 16  # the highest rank of an unseen suit card (0 none)
+C_UNSEEN_TOTAL = 17  # unseen suit cards (other hands and the Haggis)
+C_OPP = 18  # per opponent (clockwise, 2 slots): its face bits (J 1, Q 2, K 4), then cards held
+C_UNSEEN = 22  # 9 slots: unseen suit cards of rank 2..10
+N_CONTEXT = 31
+#: bomb order of the face bombs by face bits (J 1, Q 2, K 4): J-Q 2, J-K 3, Q-K 4, J-Q-K 5
+FACE_BOMB_ORDER = np.array([0, 0, 0, 2, 0, 3, 4, 5], dtype=np.int64)
 
 
 @njit(cache=True)
@@ -155,7 +175,69 @@ def context(obs, buf, n):
             min_rank = min(min_rank, K.move_rank(m))
     ctx[C_MIN_RANK] = min_rank
     ctx[C_LOWEST_OPP_SEAT] = lowest
+    # public card counting: the suit cards not in my hand, on the table or captured are
+    # in the opponents' hands or the Haggis; face cards are dealt face up (the
+    # observation shows every seat's), so each opponent's are known
+    seen = obs[K.S_HAND + seat] | obs[K.S_TRICK_CARDS]
+    for s in range(n_players):
+        seen |= obs[K.S_CAPT + s]
+    nsuits = obs[K.S_NSUITS]
+    for r in range(9):
+        u = 0
+        for su in range(nsuits):
+            if not (seen >> (5 * r + su)) & 1:
+                u += 1
+        ctx[C_UNSEEN + r] = u
+        ctx[C_UNSEEN_TOTAL] += u
+        if u > 0:
+            ctx[C_MAX_UNSEEN] = r + 2
+    for k in range(2):
+        ctx[C_OPP + 2 * k] = 0
+        ctx[C_OPP + 2 * k + 1] = 0
+    for i in range(1, n_players):
+        o = (seat + i) % n_players
+        faces = (obs[K.S_HAND + o] >> (K.FACE_SHIFT + 3 * o)) & 7
+        ctx[C_OPP + 2 * (i - 1)] = faces
+        ctx[C_OPP + 2 * (i - 1) + 1] = obs[K.S_SIZE + o]
+        ctx[C_OPP_FACE_BOMB] = max(ctx[C_OPP_FACE_BOMB], FACE_BOMB_ORDER[faces])
     return ctx
+
+
+@njit(cache=True)
+def beatable(ctx, t, rank, width, length, ncards):
+    """Whether one opponent could beat a set or sequence with the same shape and a higher
+    rank, from its known face cards and any of the unseen suit cards (a public bound: the
+    unseen cards may be in another hand or the Haggis). Bombs are not counted."""
+    for k in range(2):
+        faces = int(ctx[C_OPP + 2 * k])
+        held = ctx[C_OPP + 2 * k + 1]
+        if held < ncards:
+            continue
+        nf = K.popcount(faces)
+        if t == K.T_SET:
+            if width == 1:
+                for f in range(3):
+                    if (faces >> f) & 1 and 11 + f > rank:
+                        return True
+            for r in range(rank + 1, 11):
+                u = ctx[C_UNSEEN + r - 2]
+                if u >= 1 and u + nf >= width:
+                    return True
+        else:
+            for top in range(rank + 1, 14):
+                lo = top - length + 1
+                missing = 0.0
+                naturals = 0.0
+                for r in range(lo, top + 1):
+                    u = ctx[C_UNSEEN + r - 2] if r <= 10 else 0.0
+                    if r > 10 and (faces >> (r - 11)) & 1:
+                        u = 1.0  # the face itself, natural
+                    naturals += u
+                    if u < width:
+                        missing += width - u
+                if naturals >= 1 and missing <= nf:
+                    return True
+    return False
 
 
 @njit(cache=True)
@@ -177,6 +259,7 @@ def action_features(obs, ctx, m, h, out):
         out[24] = near
         out[25] = ctx[C_MY_CARDS]
         out[30] = ctx[C_OPP_BET]
+        out[61] = 1.0 if ctx[C_OPP_FACE_BOMB] > 0 else 0.0
         return
     if t == K.T_BET:
         v = m & 255
@@ -263,6 +346,28 @@ def action_features(obs, ctx, m, h, out):
     out[46] = nfaces * leading
     out[47] = pts * near
     out[49] = left / 17.0 * near
+    if t == K.T_BOMB:
+        out[60] = 1.0 if ctx[C_OPP_FACE_BOMB] > rank else 0.0
+    else:
+        width = K.move_width(m)
+        length = K.move_length(m)
+        if beatable(ctx, t, rank, width, length, ncards):
+            out[54] = 1.0
+        else:
+            out[55] = 1.0
+            out[56] = leading
+            out[57] = ctx[C_TRICK_POINTS]
+            out[58] = near
+        above = 0.0
+        for rr in range(rank + 1, 11):
+            above += ctx[C_UNSEEN + rr - 2]
+        if ctx[C_UNSEEN_TOTAL] > 0:
+            out[59] = above / ctx[C_UNSEEN_TOTAL]
+    high = 0
+    for rr in range(9):
+        if rr + 2 > ctx[C_MAX_UNSEEN]:
+            high += K.popcount((after >> (5 * rr)) & 31)
+    out[62] = high / 5.0
 
 
 @njit(cache=True)
@@ -277,25 +382,44 @@ def decision_features(obs, buf, n):
 
 
 @njit(cache=True)
+def hidden_units(params):
+    """The hidden layer's width in a model's parameter array (0: a linear model)."""
+    if params.shape[0] > 1 + 2 * N_FEATURES:
+        return int(params[1 + 2 * N_FEATURES])
+    return 0
+
+
+@njit(cache=True)
 def check_weights(params):
     """Refuse a parameter array that does not hold a model (ValueError): ``params[0]`` is
-    the feature count, then :data:`N_FEATURES` weights per player count."""
+    the feature count, then :data:`N_FEATURES` linear weights per player count, then
+    optionally the hidden layer (:func:`score_actions`)."""
     if params.shape[0] < 1 + 2 * N_FEATURES or params[0] != N_FEATURES:
         raise ValueError("learned kernel: the parameter array does not hold a model's weights")
+    h = hidden_units(params)
+    if h < 0 or (h > 0 and params.shape[0] < 2 + 2 * N_FEATURES + 2 * h * (N_FEATURES + 2)):
+        raise ValueError("learned kernel: the parameter array does not hold its hidden layer")
 
 
 @njit(cache=True)
 def score_actions(obs, params, buf, scores):
     """Fill ``buf`` with every legal action (bets first, as ``legal_actions`` lists them)
-    and ``scores`` with each one's linear score ``features . weights``; return the count.
+    and ``scores`` with each one's score; return the count.
 
     ``params`` holds a model (:func:`check_weights`): the feature count, the 2-player
-    weights, then the 3-player ones (the row of the game's player count is used). The
-    ``learned`` kernel plays the best of these scores; ``mcts`` uses their softmax as
-    its root's prior (:func:`strategies.ismcts.root_policy`).
+    linear weights, the 3-player ones, and, when the array goes on, the hidden width
+    ``H`` and per player count a hidden layer (``W``: features x H, row by row; bias
+    ``b``; output weights ``v``, each H long). The row of the game's player count is
+    used: score = features . weights + v . tanh(features @ W + b) (a linear model: the
+    first term alone). The ``learned`` kernel plays the best of these scores; ``mcts``
+    uses their softmax as its root's prior (:func:`strategies.ismcts.root_policy`).
     """
     check_weights(params)
-    off = 1 + N_FEATURES * (obs[K.S_NP] - 2)
+    row = obs[K.S_NP] - 2
+    off = 1 + N_FEATURES * row
+    nh = hidden_units(params)
+    hid = 2 + 2 * N_FEATURES + row * nh * (N_FEATURES + 2)
+    act = np.empty(nh)
     # the heuristic draws nothing from its stream
     h = heuristic_act(obs, HEURISTIC_ARRAY, K.new_stream(0), buf)
     n = K.legal_actions(obs, buf, True)
@@ -306,6 +430,18 @@ def score_actions(obs, params, buf, scores):
         s = 0.0
         for j in range(N_FEATURES):
             s += f[j] * params[off + j]
+        if nh > 0:
+            bias = hid + N_FEATURES * nh
+            for k in range(nh):
+                act[k] = params[bias + k]
+            for j in range(N_FEATURES):
+                x = f[j]
+                if x != 0.0:
+                    base = hid + j * nh
+                    for k in range(nh):
+                        act[k] += x * params[base + k]
+            for k in range(nh):
+                s += params[bias + nh + k] * np.tanh(act[k])
         scores[i] = s
     return n
 

@@ -62,13 +62,14 @@ def play_games(  # type: ignore[no-untyped-def]  # numba infers the array types
 
 
 def spec_row(spec: str) -> tuple[int, np.ndarray]:
-    """A compiled strategy's kernel id and its parameter array padded to :data:`WIDTH`."""
+    """A compiled strategy's kernel id and its parameter array padded to :data:`WIDTH`
+    (at least)."""
     strat = make(spec)
     sid = getattr(strat, "compiled_id", None)
     if sid is None:
         raise ValueError(f"{spec!r} is not a compiled strategy")
-    row = np.zeros(WIDTH)
     p = strat.param_array()
+    row = np.zeros(max(WIDTH, len(p)))
     row[: len(p)] = p
     return int(sid), row
 
@@ -144,10 +145,21 @@ def outcomes(
 ) -> np.ndarray:
     """Play ``sched`` with the learned ``candidate`` weights as entry 0: per game, the
     candidate's win (0/1) and its score margin over the best opponent seat (points)."""
+    return outcomes_of(sched, weights_row(candidate), opponents)
+
+
+def outcomes_of(
+    sched: Schedule, params: np.ndarray, opponents: list[tuple[int, np.ndarray]]
+) -> np.ndarray:
+    """:func:`outcomes` for a learned model given as its kernel parameter array (any
+    model, a hidden layer included; :meth:`strategies.learned_model.LearnedModel.param_array`)."""
     sids = np.array([kernels.LEARNED_ID] + [sid for sid, _ in opponents], dtype=np.int64)
-    params = np.vstack([weights_row(candidate)] + [row for _, row in opponents])
+    entries = [params] + [row for _, row in opponents]
+    table = np.zeros((len(entries), max(len(r) for r in entries)))
+    for i, r in enumerate(entries):
+        table[i, : len(r)] = r
     out = np.empty((len(sched), 4), dtype=np.int64)
-    play_games(sched.rules, sids, params, sched.entries, sched.words, out)
+    play_games(sched.rules, sids, table, sched.entries, sched.words, out)
     rows = np.arange(len(sched))
     mine = out[rows, 1 + sched.seat]
     others = out[:, 1:].astype(np.float64)

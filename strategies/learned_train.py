@@ -60,20 +60,25 @@ from .base import StrategyError
 from .builtin import CompiledStrategy, is_compiled
 from .learned_features import FEATURES, N_FEATURES, decision_features
 from .learned_metrics import _groups, top1
-from .learned_model import per_player_count, save_model
+from .learned_model import Hidden, param_row, per_player_count, save_model
 from .registry import make
 
 TRAIN_ALTERNATIVES = 24  # actions kept per training decision (chosen and visited included)
 TARGETS = ("visits", "chosen")  # what the fit imitates (haggis-sim train --target)
 HOLDOUT_EVERY = 5  # game g is held out when g % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
 L2 = 1e-3
+HIDDEN = 16  # hidden units of haggis-sim train's default model (0: linear, as gen1, gen2)
+L2_HIDDEN = 1e-4
+HIDDEN_MAXITER = 400
+MAX_HIDDEN = 256
 OPPONENTS = ("teacher", "heuristic", "greedy")
-# The teacher of the shipped model: the search without a learned prior, at the budget that
-# was mcts's default when the model was trained. Today's default mcts searches with the
-# shipped model as its prior, so teaching with it would chain each model to the last.
-DEFAULT_TEACHER = "mcts:iters=200,prior=none"
+# The teacher of the shipped model: the default search, whose prior is pinned to the
+# shipped second-generation model (``mcts:model=gen2``), so the teacher does not change
+# when a new default model ships. gen1 was taught by "mcts:iters=200,prior=none".
+DEFAULT_TEACHER = "mcts"
+DEFAULT_GAMES = 2000  # haggis-sim train's default teacher games
 BATCH = 4  # games per worker task
-IMPROVE_ITERS = 60  # stage 2 iterations (haggis-sim train's default)
+IMPROVE_ITERS = 60  # stage 2 iterations of the linear recipe (gen1, gen2: --hidden 0)
 IMPROVE_GAMES = 600  # games per candidate per iteration
 CHECK_GAMES = 2000  # held-out games vs the default heuristic at the end
 PLAYER_COUNTS = (2, 3)  # stage 2 refines one row of weights per player count
@@ -282,6 +287,17 @@ def refine_seed(seed: int, players: int) -> int:
     return int(np.random.SeedSequence([seed & (2**64 - 1), players]).generate_state(1)[0] >> 1)
 
 
+def check_hidden(hidden: int, improve_iters: int) -> None:
+    """StrategyError for a hidden width that cannot be trained."""
+    if not 0 <= hidden <= MAX_HIDDEN:
+        raise StrategyError(f"--hidden must be 0 to {MAX_HIDDEN}, got {hidden}")
+    if hidden > 0 and improve_iters > 0:
+        raise StrategyError(
+            f"stage 2 (--improve-iters {improve_iters}) tunes linear models only: use "
+            "--hidden 0 with it, or --improve-iters 0 with --hidden"
+        )
+
+
 def check_target(target: str) -> None:
     """StrategyError unless ``target`` is one of :data:`TARGETS`."""
     if target not in TARGETS:
@@ -348,6 +364,108 @@ def fit(
     return res.x, {"loss": float(res.fun), "iterations": int(res.nit), "converged": res.success}
 
 
+def fit_hidden(
+    x: np.ndarray,
+    decision: np.ndarray,
+    target: np.ndarray,
+    players: np.ndarray,
+    units: int,
+    seed: int,
+    l2: float = L2_HIDDEN,
+    maxiter: int = HIDDEN_MAXITER,
+) -> tuple[np.ndarray, Hidden, dict[str, Any]]:
+    """A conditional logit whose score adds a hidden layer of ``units`` tanh units to the
+    linear term, fitted like :func:`fit` (cross-entropy to the targets, L2 penalty ``l2``
+    on every weight, L-BFGS-B with the analytic gradient) from small random weights drawn
+    from ``seed``.
+
+    The two player counts share one network whose inputs are the features and the
+    features times "3 players" (so each count's weights are the shared ones plus a 3-player
+    difference); the result is returned per player count, as the kernel reads it: linear
+    weights (2, features) and :class:`~strategies.learned_model.Hidden`.
+    """
+    from scipy.optimize import minimize
+
+    nf = x.shape[1]
+    is3 = (players == 3).astype(np.float64)[:, None]
+    xa = np.ascontiguousarray(np.hstack((x, x * is3)), dtype=np.float64)
+    d = xa.shape[1]
+    starts, idx = _groups(decision)
+    n_dec = len(starts)
+    y = target.astype(np.float64)
+
+    def unpack(p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        k = d * units
+        return (p[:k].reshape(d, units), p[k : k + units], p[k + units : k + 2 * units],
+                p[k + 2 * units :])  # fmt: skip
+
+    def loss(p: np.ndarray) -> tuple[float, np.ndarray]:
+        w_in, b, v, u = unpack(p)
+        h = np.tanh(xa @ w_in + b)
+        s = h @ v + xa @ u
+        m = np.maximum.reduceat(s, starts)
+        e = np.exp(s - m[idx])
+        z = np.add.reduceat(e, starts)
+        ll = float(np.sum(s * y) - np.sum(m) - np.sum(np.log(z)))
+        g = (e / z[idx] - y) / n_dec  # d loss / d score
+        ga = (g[:, None] * v[None, :]) * (1.0 - h * h)
+        grad = np.concatenate(((xa.T @ ga).ravel(), ga.sum(axis=0), h.T @ g, xa.T @ g))
+        return -ll / n_dec + 0.5 * l2 * float(p @ p), grad + l2 * p
+
+    rng = np.random.default_rng([seed & (2**64 - 1), 21])
+    p0 = np.concatenate((0.1 * rng.standard_normal(d * units), np.zeros(units),
+                         0.1 * rng.standard_normal(units), np.zeros(d)))  # fmt: skip
+    res = minimize(loss, p0, jac=True, method="L-BFGS-B", options={"maxiter": maxiter})
+    w_in, b, v, u = unpack(res.x)
+    linear = np.vstack((u[:nf], u[:nf] + u[nf:]))
+    hidden = Hidden(
+        weights=np.stack((w_in[:nf], w_in[:nf] + w_in[nf:])),
+        bias=np.vstack((b, b)),
+        output=np.vstack((v, v)),
+    )
+    info = {"loss": float(res.fun), "iterations": int(res.nit), "converged": bool(res.success),
+            "hidden_units": units, "l2": l2, "init_seed": [seed, 21]}  # fmt: skip
+    return linear, hidden, info
+
+
+def hidden_scores(
+    x: np.ndarray, players: np.ndarray, linear: np.ndarray, hidden: Hidden
+) -> np.ndarray:
+    """Each row's score under a model with a hidden layer (the kernel's formula, in numpy)."""
+    out = np.zeros(len(x))
+    for r, n in enumerate(PLAYER_COUNTS):
+        rows = players == n
+        xr = x[rows].astype(np.float64)
+        act = np.tanh(xr @ hidden.weights[r] + hidden.bias[r])
+        out[rows] = xr @ linear[r] + act @ hidden.output[r]
+    return out
+
+
+def heldout_checks(params: np.ndarray, seed: int, games: int) -> dict[str, Any]:
+    """The model's win rate against the default heuristic on fresh deals of
+    :data:`CHECK_RULES`, 2 players and 3 (one model against two heuristics), rotated
+    seats: ``games`` games each, fixed by the seed (games apart from training's)."""
+    from haggis_sim.stats import wilson
+
+    from .learned_improve import TAG_CHECK
+    from .learned_play import outcomes_of, schedule, spec_row
+
+    out: dict[str, Any] = {}
+    for players in PLAYER_COUNTS:
+        sched = schedule(refine_seed(seed, players), (TAG_CHECK,), games, 1,
+                         [(CHECK_RULES, players)])  # fmt: skip
+        wins = int(outcomes_of(sched, params, [spec_row("heuristic")])[:, 0].sum())
+        n = len(sched)
+        out[str(players)] = {
+            "games": n,
+            "rules": f"{CHECK_RULES}, {players} players, rotated seats, fresh deals",
+            "wins": wins,
+            "win_rate": round(wins / n, 4),
+            "wilson95": [round(x, 4) for x in wilson(wins, n)],
+        }
+    return out
+
+
 def flagged_share(decision: np.ndarray, chosen: np.ndarray, flag: np.ndarray) -> float:
     """Share of decisions where the flagged row is the chosen one."""
     return float(np.sum(chosen & flag) / len(np.unique(decision)))
@@ -373,6 +491,7 @@ def git_commit() -> str | None:
 class TrainResult:
     weights: np.ndarray  # (2, features): 2 players, 3 players
     provenance: dict[str, Any]
+    hidden: Hidden | None = None
 
 
 def train(
@@ -388,13 +507,16 @@ def train(
     check_games: int = CHECK_GAMES,
     jobs: int = 1,
     on_improve: Callable[[int, int, str], None] | None = None,
+    hidden: int = HIDDEN,
 ) -> TrainResult:
     """Fit on the training games, measure on the held-out ones (stage 1); then, unless
     ``improve_iters`` is 0, improve the weights by play (stage 2). Weights and provenance.
 
     ``target`` (:data:`TARGETS`): ``visits`` fits the search's visit shares where it
-    searched, ``chosen`` the chosen action everywhere."""
+    searched, ``chosen`` the chosen action everywhere. ``hidden`` > 0 fits a model with
+    that many hidden units (:func:`fit_hidden`); stage 2 tunes linear models only."""
     check_target(target)
+    check_hidden(hidden, improve_iters)
     t0 = time.monotonic()
     hold = pos.holdout
     train_rows = ~hold
@@ -404,16 +526,29 @@ def train(
             f"{HOLDOUT_EVERY}"
         )
     y = pos.target if target == "visits" else pos.chosen.astype(np.float32)
-    w, info = fit(pos.features[train_rows], pos.decision[train_rows], y[train_rows])
     x_test = pos.features[hold].astype(np.float64)
-    acc = top1(x_test @ w, pos.decision[hold], pos.chosen[hold])
+    layer: Hidden | None = None
+    if hidden > 0:
+        linear, layer, info = fit_hidden(
+            pos.features[train_rows], pos.decision[train_rows], y[train_rows],
+            pos.players[train_rows], hidden, seed,
+        )  # fmt: skip
+        test_scores = hidden_scores(x_test, pos.players[hold], linear, layer)
+        w = linear[0]  # unused below: stage 2 needs hidden == 0
+    else:
+        w, info = fit(pos.features[train_rows], pos.decision[train_rows], y[train_rows])
+        test_scores = x_test @ w
+    acc = top1(test_scores, pos.decision[hold], pos.chosen[hold])
     base = flagged_share(pos.decision[hold], pos.chosen[hold], pos.heuristic[hold])
     n_test = len(np.unique(pos.decision[hold]))
     n_train = len(np.unique(pos.decision[train_rows]))
     pairs = combos()
     stage1_seconds = round(time.monotonic() - t0, 1)
+    checks: dict[str, Any] | None = None
+    if layer is not None:
+        checks = heldout_checks(param_row(linear, layer), seed, check_games)
     stage2: dict[str, Any] | None = None
-    weights = per_player_count(w)
+    weights = linear if layer is not None else per_player_count(w)
     if improve_iters > 0:
         from .learned_improve import follow_heuristic, improve
 
@@ -469,17 +604,19 @@ def train(
         "holdout_decisions": n_test,
         "train_alternatives": TRAIN_ALTERNATIVES,
         "target": target,
-        "l2": L2,
+        "hidden_units": hidden,
+        "l2": L2_HIDDEN if hidden else L2,
         "fit": info,
         "holdout_top1_vs_teacher": round(acc, 4),
         "heuristic_top1_vs_teacher": round(base, 4),
         "stage1_fit_seconds": stage1_seconds,
         "stage2": stage2,
+        "heldout_vs_heuristic": checks,
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "git_commit": git_commit(),
         "haggis_sim_version": hs.__version__,
     }
-    return TrainResult(weights, provenance)
+    return TrainResult(weights, provenance, layer)
 
 
 def run_training(
@@ -498,6 +635,7 @@ def run_training(
     improve_games: int = IMPROVE_GAMES,
     check_games: int = CHECK_GAMES,
     on_improve: Callable[[int, int, str], None] | None = None,
+    hidden: int = HIDDEN,
 ) -> TrainResult:
     """Generate, fit, improve (stage 2, ``improve_iters`` > 0) and write the model to
     ``out`` (and the positions to ``data``).
@@ -513,6 +651,7 @@ def run_training(
     if games < HOLDOUT_EVERY:
         raise StrategyError(f"--games must be at least {HOLDOUT_EVERY} (one held-out game)")
     check_improve(improve_iters, improve_games, check_games)
+    check_hidden(hidden, improve_iters)
     check_teacher(teacher)
     check_target(target)
     t0 = time.monotonic()
@@ -522,15 +661,16 @@ def run_training(
         write_positions(pos, data)
     result = train(pos, seed=seed, games=games, teacher=teacher, command=command, target=target,
                    improve_iters=improve_iters, improve_games=improve_games,
-                   check_games=check_games, jobs=jobs, on_improve=on_improve)  # fmt: skip
+                   check_games=check_games, jobs=jobs, on_improve=on_improve,
+                   hidden=hidden)  # fmt: skip
     result.provenance["stage1_play_seconds"] = seconds
-    save_model(out, result.weights, result.provenance, force=force)
+    save_model(out, result.weights, result.provenance, force=force, hidden=result.hidden)
     return result
 
 
 def describe(provenance: dict[str, Any]) -> str:
     """One line of a model's provenance for ``haggis-sim strategies``."""
-    keys = ("games", "seed", "teacher", "target", "holdout_top1_vs_teacher",
+    keys = ("games", "seed", "teacher", "target", "hidden_units", "holdout_top1_vs_teacher",
             "heuristic_top1_vs_teacher", "date", "git_commit")  # fmt: skip
     out = {k: provenance.get(k) for k in keys}
     stage2 = provenance.get("stage2")

@@ -26,8 +26,8 @@ from haggis_sim.engine.rng import new_stream
 from strategies import StrategyError
 from strategies.builtin import LearnedStrategy
 from strategies.learned_features import FEATURES, N_FEATURES, decision_features
-from strategies.learned_model import DEFAULT_MODEL, load_model, model_bytes
-from strategies.learned_train import fit, generate, top1
+from strategies.learned_model import DEFAULT_MODEL, Hidden, load_model, model_bytes
+from strategies.learned_train import fit, fit_hidden, generate, hidden_scores, top1
 
 ACTIVE = (L.PH_PLAY, L.PH_GIVE_TRICK, L.PH_GIVE_HAGGIS)
 DEAL = [L.S_HAND, L.S_HAND + 1, L.S_HAND + 2, L.S_HAGGIS]
@@ -52,6 +52,17 @@ def features_of(st: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     buf = np.empty(L.MAX_MOVES, dtype=np.int64)
     n = int(S.legal_actions(obs, buf, True))
     return buf[:n].copy(), decision_features(obs, buf, n)
+
+
+def python_scores(model: Any, f: np.ndarray, players: int) -> np.ndarray:
+    """A model's scores of the rows ``f`` computed here in numpy, apart from the kernel:
+    the linear term plus, with a hidden layer, output . tanh(f @ W + b)."""
+    r = players - 2
+    s = f @ model.weights[r]
+    if model.hidden is not None:
+        h = model.hidden
+        s = s + np.tanh(f @ h.weights[r] + h.bias[r]) @ h.output[r]
+    return s
 
 
 def positions(per_ruleset: int = 15, seed: int = 5) -> list[np.ndarray]:
@@ -108,6 +119,55 @@ def test_redealt_hidden_cards_give_identical_features_and_actions() -> None:
     assert moved >= 0.8 * 6 * len(RULESETS) and decisions >= 100, (moved, decisions)
 
 
+def test_safe_plays_cannot_be_beaten_by_any_hand_the_unseen_cards_allow() -> None:
+    """``safe`` (no opponent can beat the play without a bomb) against the engine's own
+    move generator as oracle: each opponent is given its face cards and *every* unseen
+    suit card (the most any deal allows); when it holds enough cards, no higher play of
+    the same shape may exist for a play marked safe. For sets the feature is exact: a
+    set marked beatable must have such a reply."""
+    from haggis_sim.engine import moves as M
+
+    safe_col, beat_col = FEATURES.index("safe"), FEATURES.index("beatable")
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    checked = {"safe": 0, "beatable": 0}
+    for st in positions(per_ruleset=40, seed=11):
+        seat = int(st[L.S_TO_ACT])
+        if st[L.S_PHASE] != L.PH_PLAY:
+            continue
+        obs = S.observe(st, seat)
+        legal, f = features_of(st)
+        n_players, nsuits = int(st[L.S_NP]), int(st[L.S_NSUITS])
+        seen = obs[L.S_HAND + seat] | obs[L.S_TRICK_CARDS]
+        for o in range(n_players):
+            seen |= obs[L.S_CAPT + o]
+        unseen = L.SUIT_ALL & ~seen
+        unseen &= sum(1 << (5 * r + s) for r in range(9) for s in range(nsuits))
+        for m, row in zip(legal, f, strict=True):
+            kind = M.move_type(m)
+            if kind not in (L.T_SET, L.T_SEQ):
+                assert row[safe_col] == row[beat_col] == 0
+                continue
+            assert row[safe_col] + row[beat_col] == 1
+            ncards = bin(int(m) & L.CARDS_MASK).count("1")
+            replies = False
+            for o in range(n_players):
+                if o == seat:
+                    continue
+                held = int(obs[L.S_SIZE + o])
+                if held < ncards:
+                    continue
+                faces = (int(st[L.S_HAND + o]) >> (L.FACE_SHIFT + 3 * o)) & 7
+                k = int(M.generate(np.int64(unseen), np.int64(faces), nsuits, m, buf, True))
+                replies |= any(M.move_type(r) != L.T_BOMB for r in buf[:k])
+            if row[safe_col]:
+                assert not replies, (hex(int(m)), st.tolist())
+                checked["safe"] += 1
+            elif kind == L.T_SET:
+                assert replies, (hex(int(m)), st.tolist())
+                checked["beatable"] += 1
+    assert checked["safe"] >= 20 and checked["beatable"] >= 100, checked
+
+
 def test_the_heuristic_feature_uses_the_heuristic_defaults() -> None:
     from strategies.learned_features import HEURISTIC_ARRAY
 
@@ -123,13 +183,28 @@ def test_the_heuristic_feature_uses_the_heuristic_defaults() -> None:
     ("override", "words"),
     [
         ({"format_version": np.int64(99)}, ["format_version 99"]),
-        ({"features": np.array(FEATURES[:-1])}, ["other features"]),
+        ({"features": np.array((*FEATURES, "extra"))}, ["other features"]),
+        ({"features": np.array(("pass", "bet5"))}, ["other features"]),
         ({"features": np.array((*FEATURES[1:], FEATURES[0]))}, ["other features"]),
         ({"weights": None}, ["lacks weights"]),
         ({"provenance": None, "format_version": None}, ["lacks format_version, provenance"]),
         ({"weights": np.zeros(3)}, ["weights must be"]),
-        ({"weights": np.zeros(N_FEATURES), "format_version": np.int64(2)}, ["(2, 54)"]),
-        ({"weights": np.zeros((2, N_FEATURES)), "format_version": np.int64(1)}, ["(54,)"]),
+        (
+            {
+                "weights": np.zeros(N_FEATURES),
+                "format_version": np.int64(2),
+                "features": np.array(FEATURES),
+            },
+            [f"(2, {N_FEATURES})"],
+        ),
+        (
+            {
+                "weights": np.zeros((2, N_FEATURES)),
+                "format_version": np.int64(1),
+                "features": np.array(FEATURES),
+            },
+            [f"({N_FEATURES},)"],
+        ),
         ({"weights": np.full((2, N_FEATURES), np.nan)}, ["weights must be"]),
         ({"provenance": np.array("not json")}, ["provenance is not JSON"]),
     ],
@@ -160,6 +235,20 @@ def test_a_missing_or_unreadable_model_file_is_refused(
     with pytest.raises(StrategyError, match="learned: ") as info:
         load_model(path)
     assert "\n" not in str(info.value)
+
+
+def test_a_model_over_a_prefix_of_the_features_reads_zero_for_the_rest(tmp_path: Path) -> None:
+    # a model trained before features were appended keeps its scores: weight 0 on the new
+    path = tmp_path / "old.npz"
+    w = np.random.default_rng(3).standard_normal((2, N_FEATURES))
+    write_model(path, features=np.array(FEATURES[:40]), weights=w[:, :40])
+    model = load_model(path)
+    assert model.weights.shape == (2, N_FEATURES)
+    assert np.array_equal(model.weights[:, :40], w[:, :40])
+    assert not model.weights[:, 40:].any()
+    with pytest.raises(StrategyError, match="shape"):  # weights must match the names given
+        write_model(path, features=np.array(FEATURES[:40]), weights=w)
+        load_model(path)
 
 
 def test_the_shipped_model_loads_with_its_provenance() -> None:
@@ -287,7 +376,7 @@ def test_ctrl_c_during_training_says_so_and_writes_nothing(
 def test_train_command_writes_a_model_and_refuses_to_overwrite(tmp_path: Path) -> None:
     out, data = tmp_path / "m.npz", tmp_path / "pos.parquet"
     args = ["train", "--out", str(out), "--games", "5", "--seed", "2", "--teacher", TEACHER,
-            "--data", str(data), "--improve-iters", "1", "--improve-games", "12",
+            "--data", str(data), "--hidden", "0", "--improve-iters", "1", "--improve-games", "12",
             "--check-games", "10"]  # fmt: skip
     res = runner.invoke(app, args)
     assert res.exit_code == 0, (res.stdout, res.stderr)
@@ -327,7 +416,7 @@ def test_the_kernel_plays_the_argmax_of_the_python_scores() -> None:
         legal, f = features_of(st)
         if len(legal) < 2:
             continue
-        scores = f @ model.weights[int(st[L.S_NP]) - 2]
+        scores = python_scores(model, f, int(st[L.S_NP]))
         a = strat.act_array(S.observe(st, st[L.S_TO_ACT]), new_stream(np.int64(1)))
         assert a == legal[int(np.argmax(scores))]
         checked += 1
@@ -354,11 +443,122 @@ def test_each_player_count_plays_its_own_weights(tmp_path: Path) -> None:
     assert differ[2] >= 5 and differ[3] >= 5  # the rows do decide
 
 
+def random_hidden_model(tmp_path: Path, units: int = 5, seed: int = 8) -> Path:
+    """A model file with random linear and hidden weights, different per player count."""
+    rng = np.random.default_rng(seed)
+    layer = Hidden(rng.standard_normal((2, N_FEATURES, units)), rng.standard_normal((2, units)),
+                   3 * rng.standard_normal((2, units)))  # fmt: skip
+    path = tmp_path / "hidden.npz"
+    path.write_bytes(model_bytes(0.3 * rng.standard_normal((2, N_FEATURES)), {"x": 1}, layer))
+    return path
+
+
+def test_the_kernel_scores_a_hidden_layer_as_numpy_does(tmp_path: Path) -> None:
+    """The kernel's scores (the prior's softmax reads them) equal the numpy formula, and
+    the learned strategy plays their argmax, for both player counts."""
+    from strategies.learned_features import score_actions
+
+    model = load_model(random_hidden_model(tmp_path))
+    assert model.hidden is not None and model.hidden.units == 5
+    strat = strategies.make(f"learned:model={tmp_path / 'hidden.npz'}")
+    params = model.param_array()
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    scores = np.empty(L.MAX_MOVES)
+    flips = {2: 0, 3: 0}
+    for st in positions(8):
+        legal, f = features_of(st)
+        obs = S.observe(st, st[L.S_TO_ACT])
+        n = score_actions(obs, params, buf, scores)
+        players = int(st[L.S_NP])
+        want = python_scores(model, f, players)
+        np.testing.assert_allclose(scores[:n], want, rtol=1e-9, atol=1e-9)
+        assert strat.act_array(obs, new_stream(np.int64(1))) == legal[int(np.argmax(want))]
+        flips[players] += int(np.argmax(want)) != int(np.argmax(f @ model.weights[players - 2]))
+    assert flips[2] >= 3 and flips[3] >= 3  # the hidden layer does change decisions
+
+
+@pytest.mark.parametrize(
+    ("override", "words"),
+    [
+        ({"hidden_bias": None}, ["lacks hidden_bias"]),
+        ({"hidden_weights": np.zeros((2, 10, 4))}, ["hidden_weights must be"]),
+        ({"output": np.zeros((2, 3))}, ["output must be"]),
+        ({"hidden_bias": np.full((2, 5), np.inf)}, ["hidden_bias must be"]),
+    ],
+)
+def test_a_bad_hidden_layer_is_refused(
+    tmp_path: Path, override: dict[str, Any], words: list[str]
+) -> None:
+    with np.load(random_hidden_model(tmp_path)) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    for key, value in override.items():
+        if value is None:
+            del arrays[key]
+        else:
+            arrays[key] = value
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, **arrays)
+    with pytest.raises(StrategyError) as info:
+        load_model(bad)
+    assert "\n" not in str(info.value)
+    for w in words:
+        assert w in str(info.value)
+
+
+def test_the_hidden_fit_learns_what_a_linear_one_cannot() -> None:
+    """The chosen row is the one where features 0 and 1 differ in sign (an XOR): no linear
+    score ranks it first much above chance (25%); a few hidden units do."""
+    rng = np.random.default_rng(2)
+    n_dec, k = 400, 4
+    x = np.zeros((n_dec * k, N_FEATURES))
+    x[:, :2] = rng.choice([-1.0, 1.0], size=(n_dec * k, 2))
+    x[:, 2:] = 0.1 * rng.standard_normal((n_dec * k, N_FEATURES - 2))
+    decision = np.repeat(np.arange(n_dec), k)
+    chosen = np.zeros(n_dec * k, dtype=bool)
+    for d in range(n_dec):
+        rows = np.arange(k * d, k * d + k)
+        odd = rows[x[rows, 0] != x[rows, 1]]
+        chosen[odd[0] if len(odd) else rows[0]] = True
+    players = np.full(n_dec * k, 2)
+    w, _ = fit(x, decision, chosen.astype(float))
+    linear, layer, info = fit_hidden(x, decision, chosen.astype(float), players, 4, seed=1)
+    assert top1(x @ w, decision, chosen) < 0.6
+    assert top1(hidden_scores(x, players, linear, layer), decision, chosen) > 0.9, info
+    again = fit_hidden(x, decision, chosen.astype(float), players, 4, seed=1)
+    assert np.array_equal(again[1].weights, layer.weights)  # deterministic for a seed
+
+
+def test_train_refuses_stage2_with_a_hidden_layer(tmp_path: Path) -> None:
+    out = tmp_path / "m.npz"
+    for args, words in ((["--hidden", "4", "--improve-iters", "2"], ["linear models only"]),
+                        (["--hidden", "-1"], ["--hidden must be 0 to"])):  # fmt: skip
+        res = runner.invoke(app, ["train", "--out", str(out), "--games", "5", *args])
+        one_line_error(res, *words)
+        assert not out.exists()
+
+
+def test_train_with_a_hidden_layer_writes_a_model_that_plays(tmp_path: Path) -> None:
+    out = tmp_path / "m.npz"
+    args = ["train", "--out", str(out), "--games", "5", "--seed", "2", "--teacher", TEACHER,
+            "--hidden", "3", "--improve-iters", "0", "--check-games", "10"]  # fmt: skip
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, (res.stdout, res.stderr)
+    assert "held-out vs heuristic" in res.stdout and "held-out vs two heuristics" in res.stdout
+    model = load_model(out)
+    assert model.hidden is not None and model.hidden.units == 3
+    assert model.provenance["hidden_units"] == 3 and model.provenance["stage2"] is None
+    checks = model.provenance["heldout_vs_heuristic"]
+    assert sorted(checks) == ["2", "3"] and checks["2"]["games"] >= 10
+    strategies.make(f"learned:model={out}")
+
+
 def test_a_version_1_model_plays_its_weights_for_both_player_counts(tmp_path: Path) -> None:
     """Files from before per-player-count weights still load: one row for every game."""
     model = load_model(DEFAULT_MODEL)
     old = tmp_path / "v1.npz"
-    write_model(old, format_version=np.int64(1), weights=model.weights[0])
+    write_model(
+        old, format_version=np.int64(1), weights=model.weights[0], features=np.array(FEATURES)
+    )
     loaded = load_model(old)
     assert np.array_equal(loaded.weights, np.vstack([model.weights[0]] * 2))
 

@@ -24,11 +24,14 @@ from strategies.base import InertParameterError, StrategyError
 from strategies.builtin import MctsStrategy
 from strategies.learned_model import (
     DEFAULT_MODEL,
+    MCTS_PRIOR_MODEL,
     MODELS_DIR,
     SHIPPED_MODELS,
     load_model,
     model_bytes,
 )
+
+PRIOR_MODEL = MODELS_DIR / SHIPPED_MODELS[MCTS_PRIOR_MODEL]  # the model default mcts reads
 
 
 def root_plays(st: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -42,7 +45,7 @@ def root_plays(st: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def test_the_prior_is_the_softmax_of_the_learned_scores() -> None:
     """Same scores as the learned kernel's, restricted to the plays (bets are listed first
     by the model and searched separately), normalised."""
-    model = load_model(DEFAULT_MODEL)
+    model = load_model(PRIOR_MODEL)
     checked = 0
     for st in positions():
         obs, moves = root_plays(st)
@@ -61,7 +64,7 @@ def test_the_prior_is_the_softmax_of_the_learned_scores() -> None:
 
 
 def test_the_prior_refuses_moves_that_are_not_the_positions_plays() -> None:
-    model = load_model(DEFAULT_MODEL).param_array()
+    model = load_model(PRIOR_MODEL).param_array()
     st = next(s for s in positions() if len(root_plays(s)[1]) >= 2)
     obs, moves = root_plays(st)
     with pytest.raises(ValueError, match="not the legal plays"):
@@ -96,7 +99,7 @@ def test_one_iteration_searches_the_priors_favourite() -> None:
     is the expansion order's pick, which differs somewhere."""
     learned = strategies.make("mcts:iters=1").param_array()
     plain = strategies.make("mcts:iters=1,prior=none").param_array()
-    model = load_model(DEFAULT_MODEL).param_array()
+    model = load_model(PRIOR_MODEL).param_array()
     buf = np.empty(L.MAX_MOVES, dtype=np.int64)
     out_moves, out_visits = np.empty(3, dtype=np.int64), np.empty(3)
     differ = checked = 0
@@ -120,7 +123,7 @@ def test_the_budget_spreads_over_the_priors_moves() -> None:
     a choice (a move with a prior near 1 that keeps winning may take them all), and the
     most visited has a prior among the larger ones (PUCT follows the prior)."""
     params = strategies.make("mcts").param_array()
-    model = load_model(DEFAULT_MODEL).param_array()
+    model = load_model(PRIOR_MODEL).param_array()
     buf = np.empty(L.MAX_MOVES, dtype=np.int64)
     out_moves, out_visits = ismcts.root_buffers(params)
     spread = in_top = checked = 0
@@ -169,13 +172,13 @@ def test_the_strategy_pins_its_model_like_learned(tmp_path: Path) -> None:
     guided = strategies.make("mcts")
     assert isinstance(guided, MctsStrategy) and guided.model is not None
     sha = guided.values["sha"]
-    assert len(sha) == 16 and guided.values["model"] == "default"
+    assert len(sha) == 16 and guided.values["model"] == MCTS_PRIOR_MODEL == "gen2"
     np.testing.assert_array_equal(
-        guided.param_array()[ismcts.PRIOR_BASE :], load_model(DEFAULT_MODEL).param_array()
+        guided.param_array()[ismcts.PRIOR_BASE :], load_model(PRIOR_MODEL).param_array()
     )
     # a copy: recorded resolved; a changed file: refused by the recorded sha
     copy = tmp_path / "m.npz"
-    shutil.copy(DEFAULT_MODEL, copy)
+    shutil.copy(PRIOR_MODEL, copy)
     spec = strategies.make(f"mcts:model={copy}").spec
     assert f"model={copy.resolve()}" in spec and f"sha={sha}" in spec
     model = load_model(copy)
@@ -193,11 +196,15 @@ def test_the_train_commands_default_teacher_is_the_library_default() -> None:
     import inspect
 
     from haggis_sim.cli.train import train
-    from strategies.learned_train import DEFAULT_TEACHER, generate
+    from strategies.learned_train import DEFAULT_GAMES, DEFAULT_TEACHER, HIDDEN, generate
 
-    assert inspect.signature(train).parameters["teacher"].default == DEFAULT_TEACHER
+    cli = inspect.signature(train).parameters
+    assert cli["teacher"].default == DEFAULT_TEACHER
     assert inspect.signature(generate).parameters["teacher"].default == DEFAULT_TEACHER
-    assert strategies.make(DEFAULT_TEACHER).values["prior"] == "none"
+    assert cli["hidden"].default == HIDDEN and int(cli["games"].default) == DEFAULT_GAMES
+    assert cli["improve_iters"].default == 0  # stage 2 tunes linear models only
+    # the default teacher searches with the pinned gen2 prior, not with the default model
+    assert strategies.make(DEFAULT_TEACHER).values["model"] == "gen2"
 
 
 def test_the_shipped_default_was_taught_by_the_search_with_the_shipped_gen1_prior() -> None:

@@ -20,8 +20,10 @@ the rounds and the moves did not move — the prior=none search is the search be
 decision for decision — and only the games tables' digests changed, as they record each
 strategy's full spec (now with ``prior``, ``model`` and ``sha``). The new default is
 pinned beside them; its digests moved once more when the shipped model became the second
-generation (the default's prior). A deliberate change must update DIGESTS and POSITION_DIGESTS with
-this comment.
+generation (the default's prior). When mcts's prior was pinned to that model by name
+(``model=gen2``, so a new ``learned`` default does not move the search) the games
+tables' digests changed once more (the spec text) and the rounds and moves did not. A
+deliberate change must update DIGESTS and POSITION_DIGESTS with this comment.
 """
 
 from __future__ import annotations
@@ -99,17 +101,17 @@ DIGESTS_D124337: dict[str, dict[str, str]] = {
 #: refactor must keep these.
 DIGESTS: dict[str, dict[str, str]] = {
     "greedy-mcts-2p": {
-        "games": "444f4c0c6b2d5457cb6e88897d1c3c9a6b90ff856913d3fd76ed94b0714e03f0",
+        "games": "b6bb41b8e5a9c4e264234e4632465e10d238e0f21cda50a23073426b38cfc729",
         "rounds": "3df24629beb2a6fab5d916c7fd4588c11250d00685f7f128636a37dfe8daed69",
         "moves": "ab179805f5d92fe12a5adc82605ac27ebc1f5dac545da6f59a6f08eadeb6dc9a",
     },
     "mcts-heuristic-3p": {
-        "games": "8bdfdd3d754b85c2138157a983632a5a0d881d52a404e9e995acc942391e0735",
+        "games": "5e386c2a0502f8eba2137600da44c4e290e9bca6a47ae04f02ea6bfdb30781f9",
         "rounds": "faddbf69044008326fad901a4b7f095364630ef6ac545e0e7d95f60788bdf8b0",
         "moves": "97feb7fe10a0b86b96023bfeb884984ac789a357eff6a2ae1acf84e4d2ed64d5",
     },
     "mcts-random-rollout-aid-2p": {
-        "games": "37138d276b24e3a869809d0675c7f98d83a9fed0a9d70a89e8514217f666df66",
+        "games": "6e3926cb83389224084b18512da8484e7e598a96db9802a35d922323da66ec51",
         "rounds": "b144bea6aad47769106a564623d513ec852250ea937541566af3ad65e013f463",
         "moves": "6034f2441f031c94cabac47f52182673bb6f156c688c0461041910b516ff2a6c",
     },
