@@ -45,6 +45,9 @@ PAIRINGS = [
     ("learned", "greedy", 2400),
     ("learned", "mcts", 600),
     ("learned", OLD_MCTS, 600),
+    # the second-generation (linear) model, the default until the hidden layer came
+    ("learned:model=gen2", "heuristic", 2400),
+    ("learned", "learned:model=gen2", 1200),
 ]
 
 

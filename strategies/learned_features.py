@@ -420,6 +420,9 @@ def score_actions(obs, params, buf, scores):
     nh = hidden_units(params)
     hid = 2 + 2 * N_FEATURES + row * nh * (N_FEATURES + 2)
     act = np.empty(nh)
+    w_in = params[hid : hid + N_FEATURES * nh].reshape((N_FEATURES, nh))
+    b_in = params[hid + N_FEATURES * nh : hid + N_FEATURES * nh + nh]
+    w_out = params[hid + N_FEATURES * nh + nh : hid + N_FEATURES * nh + 2 * nh]
     # the heuristic draws nothing from its stream
     h = heuristic_act(obs, HEURISTIC_ARRAY, K.new_stream(0), buf)
     n = K.legal_actions(obs, buf, True)
@@ -431,17 +434,15 @@ def score_actions(obs, params, buf, scores):
         for j in range(N_FEATURES):
             s += f[j] * params[off + j]
         if nh > 0:
-            bias = hid + N_FEATURES * nh
             for k in range(nh):
-                act[k] = params[bias + k]
+                act[k] = b_in[k]
             for j in range(N_FEATURES):
                 x = f[j]
                 if x != 0.0:
-                    base = hid + j * nh
                     for k in range(nh):
-                        act[k] += x * params[base + k]
+                        act[k] += x * w_in[j, k]
             for k in range(nh):
-                s += params[bias + nh + k] * np.tanh(act[k])
+                s += w_out[k] * np.tanh(act[k])
         scores[i] = s
     return n
 

@@ -26,7 +26,14 @@ from haggis_sim.engine.rng import new_stream
 from strategies import StrategyError
 from strategies.builtin import LearnedStrategy
 from strategies.learned_features import FEATURES, N_FEATURES, decision_features
-from strategies.learned_model import DEFAULT_MODEL, Hidden, load_model, model_bytes
+from strategies.learned_model import (
+    DEFAULT_MODEL,
+    MODELS_DIR,
+    SHIPPED_MODELS,
+    Hidden,
+    load_model,
+    model_bytes,
+)
 from strategies.learned_train import fit, fit_hidden, generate, hidden_scores, top1
 
 ACTIVE = (L.PH_PLAY, L.PH_GIVE_TRICK, L.PH_GIVE_HAGGIS)
@@ -241,13 +248,15 @@ def test_a_model_over_a_prefix_of_the_features_reads_zero_for_the_rest(tmp_path:
     # a model trained before features were appended keeps its scores: weight 0 on the new
     path = tmp_path / "old.npz"
     w = np.random.default_rng(3).standard_normal((2, N_FEATURES))
-    write_model(path, features=np.array(FEATURES[:40]), weights=w[:, :40])
+    write_model(path, features=np.array(FEATURES[:40]), weights=w[:, :40],
+                format_version=np.int64(2))  # fmt: skip
     model = load_model(path)
     assert model.weights.shape == (2, N_FEATURES)
     assert np.array_equal(model.weights[:, :40], w[:, :40])
     assert not model.weights[:, 40:].any()
     with pytest.raises(StrategyError, match="shape"):  # weights must match the names given
-        write_model(path, features=np.array(FEATURES[:40]), weights=w)
+        write_model(path, features=np.array(FEATURES[:40]), weights=w,
+                    format_version=np.int64(2))  # fmt: skip
         load_model(path)
 
 
@@ -427,10 +436,14 @@ def test_each_player_count_plays_its_own_weights(tmp_path: Path) -> None:
     """A model whose 3-player row is flipped plays the shipped model's 2-player actions
     and the flipped model's 3-player ones."""
     model = load_model(DEFAULT_MODEL)
-    w = model.weights
+    w, h = model.weights, model.hidden
+    assert h is not None
     mixed, flipped = tmp_path / "mixed.npz", tmp_path / "flip.npz"
-    mixed.write_bytes(model_bytes(np.vstack([w[0], -w[1]]), model.provenance))
-    flipped.write_bytes(model_bytes(-w, model.provenance))
+    # negating the linear and the output weights negates every score
+    sign = np.array([[1.0], [-1.0]])
+    mixed.write_bytes(model_bytes(w * sign, model.provenance,
+                                  Hidden(h.weights, h.bias, h.output * sign)))  # fmt: skip
+    flipped.write_bytes(model_bytes(-w, model.provenance, Hidden(h.weights, h.bias, -h.output)))
     plain, mix, flip = (strategies.make(s) for s in ("learned", f"learned:model={mixed}",
                                                       f"learned:model={flipped}"))  # fmt: skip
     differ = {2: 0, 3: 0}
@@ -624,7 +637,7 @@ IMPROVE = {"seed": 5, "iters": 2, "games": 12, "check_games": 6,
 
 
 def start_weights() -> dict[str, np.ndarray]:
-    w = load_model(DEFAULT_MODEL).weights[0]
+    w = load_model(MODELS_DIR / SHIPPED_MODELS["gen2"]).weights[0]  # stage 2: linear models
     return {"imitation": w, "other": w * np.linspace(0.5, 1.5, len(w))}
 
 

@@ -207,16 +207,24 @@ def test_the_train_commands_default_teacher_is_the_library_default() -> None:
     assert strategies.make(DEFAULT_TEACHER).values["model"] == "gen2"
 
 
-def test_the_shipped_default_was_taught_by_the_search_with_the_shipped_gen1_prior() -> None:
-    """The chain the README states: gen1 was taught by the search without a prior, the
-    default by the search with gen1 as its prior (its teacher's spec pins gen1's SHA-256),
-    and ``model=gen1`` names that file, kept by name in the spec."""
+def test_the_shipped_models_form_the_chain_the_readme_states() -> None:
+    """gen1 was taught by the search without a prior; gen2 by the search with gen1 as its
+    prior (its teacher's spec pins gen1's SHA-256); the default (gen3, a hidden layer) by
+    the default search, whose prior is gen2 (pinned by name and SHA-256); ``model=gen1``
+    and ``model=gen2`` name those files, kept by name in the spec."""
     gen1 = load_model(MODELS_DIR / SHIPPED_MODELS["gen1"])
+    gen2 = load_model(MODELS_DIR / SHIPPED_MODELS["gen2"])
     default = load_model(DEFAULT_MODEL)
-    assert gen1.sha256 != default.sha256
+    assert len({gen1.sha256, gen2.sha256, default.sha256}) == 3
     assert gen1.provenance["teacher"].startswith("mcts:iters=200,")
     assert "prior" not in gen1.provenance["teacher"]  # before the prior existed
-    teacher = default.provenance["teacher"]
+    teacher = gen2.provenance["teacher"]
     assert "prior=learned" in teacher and teacher.endswith(f"sha={gen1.sha256[:16]}")
-    strat = strategies.make("learned:model=gen1")
-    assert strat.values == {"model": "gen1", "sha": gen1.sha256[:16]}
+    assert gen1.hidden is None and gen2.hidden is None
+    teacher = default.provenance["teacher"]
+    assert teacher == strategies.make("mcts").spec  # today's default search
+    assert teacher.endswith(f"model=gen2,sha={gen2.sha256[:16]}")
+    assert default.hidden is not None and default.provenance["hidden_units"] == 16
+    for name, model in (("gen1", gen1), ("gen2", gen2)):
+        strat = strategies.make(f"learned:model={name}")
+        assert strat.values == {"model": name, "sha": model.sha256[:16]}
