@@ -44,6 +44,7 @@ PAIRINGS = [
     ("learned", "heuristic", 2400),
     ("learned", "greedy", 2400),
     ("learned", "mcts", 600),
+    ("learned", "mcts:iters=256", 600),
     ("learned", OLD_MCTS, 600),
     # the second-generation (linear) model, the default until the hidden layer came
     ("learned:model=gen2", "heuristic", 2400),

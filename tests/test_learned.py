@@ -269,7 +269,11 @@ def test_the_shipped_model_loads_with_its_provenance() -> None:
     res = runner.invoke(app, ["strategies"])
     assert res.exit_code == 0
     line = next(x for x in res.stdout.splitlines() if "shipped model" in x)
-    assert json.loads(line.split(": ", 1)[1])["games"] == model.provenance["games"]
+    shown = json.loads(line.split(": ", 1)[1])
+    assert shown["games"] == model.provenance["games"]
+    assert shown["hidden_units"] == 16
+    checks = model.provenance["heldout_vs_heuristic"]
+    assert shown["heldout_vs_heuristic_2p"] == checks["2"]["win_rate"] > 0.8
 
 
 # --- training -------------------------------------------------------------------------------
