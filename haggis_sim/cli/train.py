@@ -70,7 +70,8 @@ def train(
         ),
     ] = 16,  # = strategies.learned_train.HIDDEN (a test checks)
 ) -> None:
-    """Train a learned model: imitate a teacher, then improve the weights by play.
+    """Train a learned model: imitate a teacher (by default with a 16-unit hidden layer);
+    a linear model (--hidden 0) can then be improved by play.
 
     Stage 1: games cycle through every preset and player count and through teacher vs
     teacher, vs heuristic and vs greedy; one game in five is held out; the fit imitates the
