@@ -44,6 +44,7 @@ from .simple_kernels import (
     MCTS_ROLLOUTS,
     MCTS_VALUES,
     greedy_rollout_act,
+    seen_cards,
 )
 
 # parameter slots and rollout choices, by name (one definition: simple_kernels)
@@ -100,9 +101,7 @@ def determinize_into(obs, seat, rng, st, unseen):
     st[:] = obs
     n = obs[K.S_NP]
     nsuits = obs[K.S_NSUITS]
-    seen = obs[K.S_HAND + seat] | obs[K.S_TRICK_CARDS]
-    for s in range(n):
-        seen |= obs[K.S_CAPT + s]
+    seen = seen_cards(obs, seat)
     k = 0
     for r in range(9):
         for su in range(nsuits):

@@ -23,6 +23,7 @@ from .simple_kernels import (
     bet_success_chance,
     hand_strength,
     heuristic_act,
+    seen_cards,
 )
 
 FEATURES: tuple[str, ...] = (
@@ -91,9 +92,6 @@ FEATURES: tuple[str, ...] = (
     "pass_x_opp_face_bomb",
     "high_after",
 )
-#: the feature list of the first two shipped models: a model over a prefix of
-#: :data:`FEATURES` gives the newer features weight 0, so it scores exactly as trained
-FEATURES_V2 = FEATURES[:54]
 N_FEATURES = len(FEATURES)
 
 # The default heuristic's parameters (HeuristicStrategy's defaults, a test checks): its
@@ -178,9 +176,7 @@ def context(obs, buf, n):
     # public card counting: the suit cards not in my hand, on the table or captured are
     # in the opponents' hands or the Haggis; face cards are dealt face up (the
     # observation shows every seat's), so each opponent's are known
-    seen = obs[K.S_HAND + seat] | obs[K.S_TRICK_CARDS]
-    for s in range(n_players):
-        seen |= obs[K.S_CAPT + s]
+    seen = seen_cards(obs, seat)
     nsuits = obs[K.S_NSUITS]
     for r in range(9):
         u = 0
@@ -191,9 +187,6 @@ def context(obs, buf, n):
         ctx[C_UNSEEN_TOTAL] += u
         if u > 0:
             ctx[C_MAX_UNSEEN] = r + 2
-    for k in range(2):
-        ctx[C_OPP + 2 * k] = 0
-        ctx[C_OPP + 2 * k + 1] = 0
     for i in range(1, n_players):
         o = (seat + i) % n_players
         faces = (obs[K.S_HAND + o] >> (K.FACE_SHIFT + 3 * o)) & 7

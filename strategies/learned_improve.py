@@ -113,6 +113,18 @@ class Evaluator:
         return [np.concatenate(res[c * per : (c + 1) * per]) for c in range(len(cands))]
 
 
+def check_summary(wins: int, games: int, preset: tuple[str, int]) -> dict[str, Any]:
+    """A held-out check's record: ``wins`` of ``games`` on ``preset`` (rules, players),
+    with its rate and 95% Wilson interval."""
+    return {
+        "games": games,
+        "rules": f"{preset[0]}, {preset[1]} players, rotated seats, fresh deals",
+        "wins": wins,
+        "win_rate": round(wins / games, 4),
+        "wilson95": [round(x, 4) for x in wilson(wins, games)],
+    }
+
+
 def follow_heuristic(
     weights: np.ndarray, x: np.ndarray, decision: np.ndarray, heuristic: np.ndarray
 ) -> np.ndarray:
@@ -216,11 +228,7 @@ def improve(
         "final_objective": {"start": round(final[0], 4), "improved": round(final[1], 4)},
         "returned": "improved" if weights is inc else "start",
         "heldout_vs_heuristic": {
-            "games": n,
-            "rules": f"{check_preset[0]}, {check_preset[1]} players, rotated seats, fresh deals",
-            "wins": wins[1],
-            "win_rate": round(wins[1] / n, 4),
-            "wilson95": [round(x, 4) for x in wilson(wins[1], n)],
+            **check_summary(wins[1], n, check_preset),
             "start_win_rate": round(wins[0] / n, 4),
         },
         "seconds": round(time.monotonic() - t0, 1),

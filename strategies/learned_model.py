@@ -124,7 +124,7 @@ def load_model(path: Path, who: str = "learned") -> LearnedModel:
                     f"{who}: model file {path} lacks {', '.join(missing)} "
                     f"(a model has {', '.join(KEYS)})"
                 )
-            arrays = {k: npz[k] for k in KEYS}
+            arrays = {k: npz[k] for k in npz.files}  # the hidden layer's too (version 3)
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
         if isinstance(exc, StrategyError):
             raise
@@ -159,7 +159,7 @@ def load_model(path: Path, who: str = "learned") -> LearnedModel:
     w = np.hstack((w, np.zeros((2, missing_features))))
     hidden = None
     if int(version) >= 3:
-        hidden = _read_hidden(npz_arrays(data), path, who, len(names))
+        hidden = _read_hidden(arrays, path, who, len(names))
         if hidden.units == 0:
             hidden = None
         elif missing_features:
@@ -174,12 +174,6 @@ def load_model(path: Path, who: str = "learned") -> LearnedModel:
         raise StrategyError(f"{who}: model file {path}: provenance is not a JSON object")
     sha = hashlib.sha256(data).hexdigest()
     return LearnedModel(w, provenance, sha, hidden)
-
-
-def npz_arrays(data: bytes) -> dict[str, np.ndarray]:
-    """Every array of an ``.npz`` file's bytes (already read once, so known to load)."""
-    with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-        return {k: npz[k] for k in npz.files}
 
 
 def _read_hidden(arrays: dict[str, np.ndarray], path: Path, who: str, nf: int) -> Hidden:

@@ -451,9 +451,7 @@ def heldout_checks(params: np.ndarray, seed: int, games: int) -> dict[str, Any]:
     """The model's win rate against the default heuristic on fresh deals of
     :data:`CHECK_RULES`, 2 players and 3 (one model against two heuristics), rotated
     seats: ``games`` games each, fixed by the seed (games apart from training's)."""
-    from haggis_sim.stats import wilson
-
-    from .learned_improve import TAG_CHECK
+    from .learned_improve import TAG_CHECK, check_summary
     from .learned_play import outcomes_of, schedule, spec_row
 
     out: dict[str, Any] = {}
@@ -461,14 +459,7 @@ def heldout_checks(params: np.ndarray, seed: int, games: int) -> dict[str, Any]:
         sched = schedule(refine_seed(seed, players), (TAG_CHECK,), games, 1,
                          [(CHECK_RULES, players)])  # fmt: skip
         wins = int(outcomes_of(sched, params, [spec_row("heuristic")])[:, 0].sum())
-        n = len(sched)
-        out[str(players)] = {
-            "games": n,
-            "rules": f"{CHECK_RULES}, {players} players, rotated seats, fresh deals",
-            "wins": wins,
-            "win_rate": round(wins / n, 4),
-            "wilson95": [round(x, 4) for x in wilson(wins, n)],
-        }
+        out[str(players)] = check_summary(wins, len(sched), (CHECK_RULES, players))
     return out
 
 
@@ -540,10 +531,11 @@ def train(
             pos.players[train_rows], hidden, seed,
         )  # fmt: skip
         test_scores = hidden_scores(x_test, pos.players[hold], linear, layer)
-        w = linear[0]  # unused below: stage 2 needs hidden == 0
+        weights = linear
     else:
         w, info = fit(pos.features[train_rows], pos.decision[train_rows], y[train_rows])
         test_scores = x_test @ w
+        weights = per_player_count(w)
     acc = top1(test_scores, pos.decision[hold], pos.chosen[hold])
     base = flagged_share(pos.decision[hold], pos.chosen[hold], pos.heuristic[hold])
     n_test = len(np.unique(pos.decision[hold]))
@@ -554,10 +546,10 @@ def train(
     if layer is not None:
         checks = heldout_checks(param_row(linear, layer), seed, check_games)
     stage2: dict[str, Any] | None = None
-    weights = linear if layer is not None else per_player_count(w)
-    if improve_iters > 0:
+    if improve_iters > 0:  # a linear fit (check_hidden): its one row serves both counts
         from .learned_improve import follow_heuristic, improve
 
+        w = weights[0]
         x_hold = pos.features[hold].astype(np.float64)
         starts = {
             "imitation": w,

@@ -102,6 +102,16 @@ def greedy_act(obs, params, rng, buf):
 
 
 @njit(cache=True)
+def seen_cards(obs, seat):
+    """The cards ``seat`` has seen: its hand, the trick on the table and every captured
+    pile. The suit cards not among them are in the other hands or the Haggis."""
+    seen = obs[K.S_HAND + seat] | obs[K.S_TRICK_CARDS]
+    for s in range(obs[K.S_NP]):
+        seen |= obs[K.S_CAPT + s]
+    return seen
+
+
+@njit(cache=True)
 def hand_strength(obs, seat):
     """A 0..1 estimate of how well a hand sheds: wilds, high cards, bombs, few rank groups."""
     hand = obs[K.S_HAND + seat]

@@ -82,9 +82,10 @@ def positions(per_ruleset: int = 15, seed: int = 5) -> list[np.ndarray]:
     return out
 
 
-def write_model(path: Path, **override: Any) -> None:
-    """A model file with the default model's content, some keys replaced or removed."""
-    with np.load(DEFAULT_MODEL) as npz:
+def write_model(path: Path, source: Path = DEFAULT_MODEL, **override: Any) -> None:
+    """A model file with ``source``'s content (the default model's), some keys replaced or
+    removed."""
+    with np.load(source) as npz:
         arrays = {k: npz[k] for k in npz.files}
     for key, value in override.items():
         if value is None:
@@ -506,15 +507,8 @@ def test_the_kernel_scores_a_hidden_layer_as_numpy_does(tmp_path: Path) -> None:
 def test_a_bad_hidden_layer_is_refused(
     tmp_path: Path, override: dict[str, Any], words: list[str]
 ) -> None:
-    with np.load(random_hidden_model(tmp_path)) as npz:
-        arrays = {k: npz[k] for k in npz.files}
-    for key, value in override.items():
-        if value is None:
-            del arrays[key]
-        else:
-            arrays[key] = value
     bad = tmp_path / "bad.npz"
-    np.savez(bad, **arrays)
+    write_model(bad, random_hidden_model(tmp_path), **override)
     with pytest.raises(StrategyError) as info:
         load_model(bad)
     assert "\n" not in str(info.value)

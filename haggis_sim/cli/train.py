@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -147,22 +147,24 @@ def train(
         f"{p['holdout_top1_vs_teacher']:.1%} (heuristic: {p['heuristic_top1_vs_teacher']:.1%})"
     )
     for players, h in (p.get("heldout_vs_heuristic") or {}).items():  # a hidden layer's
-        lo, hi = h["wilson95"]
-        against = "two heuristics" if players == "3" else "heuristic"
-        typer.echo(
-            f"held-out vs {against} ({h['games']} games, {h['rules']}): "
-            f"{h['win_rate']:.1%} [{lo:.1%}, {hi:.1%}]"
-        )
+        typer.echo(_check_line(players, h))
     for players, s2 in (p.get("stage2") or {}).items():  # both counts, then each
         h = s2["heldout_vs_heuristic"]
-        lo, hi = h["wilson95"]
-        against = "two heuristics" if players == "3" else "heuristic"
         label = "both player counts" if players == "both" else f"{players} players"
         typer.echo(
             f"stage 2, {label}: {s2['iters']} iterations of "
             f"{s2['games_per_candidate']} games per candidate ({s2['accepted_steps']} steps "
             f"accepted, start: {s2['start_chosen']}, kept: {s2['returned']}) in "
-            f"{s2['seconds']:.0f} s; held-out vs {against} ({h['games']} games, {h['rules']}): "
-            f"{h['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] (before stage 2: "
+            f"{s2['seconds']:.0f} s; {_check_line(players, h)} (before stage 2: "
             f"{h['start_win_rate']:.1%})"
         )
+
+
+def _check_line(players: str, check: dict[str, Any]) -> str:
+    """A held-out check against the heuristic (two of them with 3 players), in words."""
+    lo, hi = check["wilson95"]
+    against = "two heuristics" if players == "3" else "heuristic"
+    return (
+        f"held-out vs {against} ({check['games']} games, {check['rules']}): "
+        f"{check['win_rate']:.1%} [{lo:.1%}, {hi:.1%}]"
+    )
