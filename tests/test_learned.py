@@ -387,6 +387,27 @@ def test_ctrl_c_during_training_says_so_and_writes_nothing(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_ctrl_c_after_the_positions_were_written_says_where_they_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--data is written after stage 1's games, before the fit: a Ctrl-C during the fit
+    keeps it, and the message says so instead of "nothing written"."""
+    import strategies.learned_train as learned_train
+
+    def interrupted_in_the_fit(out: Path, **kwargs: Any) -> None:
+        kwargs["data"].write_bytes(b"positions")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(learned_train, "run_training", interrupted_in_the_fit)
+    out, data = tmp_path / "m.npz", tmp_path / "pos.parquet"
+    res = runner.invoke(app, ["train", "--out", str(out), "--games", "4", "--data", str(data)])
+    assert res.exit_code == 130, (res.stdout, res.stderr)
+    assert res.stderr.strip().splitlines() == [
+        f"interrupted: {out} not written (it is as it was); the positions are complete in {data}"
+    ]
+    assert not out.exists() and data.read_bytes() == b"positions"
+
+
 def test_train_command_writes_a_model_and_refuses_to_overwrite(tmp_path: Path) -> None:
     out, data = tmp_path / "m.npz", tmp_path / "pos.parquet"
     args = ["train", "--out", str(out), "--games", "5", "--seed", "2", "--teacher", TEACHER,

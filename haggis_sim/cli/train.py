@@ -111,6 +111,7 @@ def train(
 
     command = "haggis-sim train " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else [])
     console = Console(stderr=True)
+    data_before = _identity(data)
     try:
         settings = dict(games=n_games, seed=seed, teacher=teacher, target=target, jobs=jobs,
                         force=force,
@@ -137,8 +138,15 @@ def train(
                                       on_improve=on_improve)  # fmt: skip
     except InputError as exc:
         raise fail(str(exc)) from None
-    except KeyboardInterrupt:  # the model (and --data) are written whole at the end, or not
-        typer.echo(f"interrupted: nothing written ({out} is as it was)", err=True)
+    except KeyboardInterrupt:  # the model is written whole at the end, or not
+        if data is not None and _identity(data) != data_before:  # after stage 1's games
+            typer.echo(
+                f"interrupted: {out} not written (it is as it was); the positions are "
+                f"complete in {data}",
+                err=True,
+            )
+        else:
+            typer.echo(f"interrupted: nothing written ({out} is as it was)", err=True)
         raise typer.Exit(code=130) from None
     p = result.provenance
     typer.echo(
@@ -158,6 +166,16 @@ def train(
             f"{s2['seconds']:.0f} s; {_check_line(players, h)} (before stage 2: "
             f"{h['start_win_rate']:.1%})"
         )
+
+
+def _identity(path: Path | None) -> tuple[int, int, int] | None:
+    """A file's (inode, size, mtime in ns), None when absent: tells whether a run wrote it
+    (it is replaced atomically, so a new file means a new inode)."""
+    try:
+        st = path.stat() if path is not None else None
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns) if st else None
 
 
 def _check_line(players: str, check: dict[str, Any]) -> str:
