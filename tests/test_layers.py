@@ -35,6 +35,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "haggis_sim.stats",
         ),
     ),
+    # writing a user-visible output safely (stdlib only): below strategies, whose model
+    # writer may use it
+    ("output files", ("haggis_sim.outputs",)),
     ("strategies", ("strategies",)),
     ("log format", ("haggis_sim.logs",)),
     ("simulation", ("haggis_sim.runner",)),

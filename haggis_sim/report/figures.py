@@ -1,0 +1,405 @@
+"""The report's figures: one drawing function per section, registered by name.
+
+:data:`FIGURES` maps a section key (as in :data:`.page.SECTION_TEXT`) to the function
+drawing its figure from the section tables; :func:`draw_figures` draws every registered
+figure that has data into ``fig-KEY.png``. The small helpers here (interval rows, axis
+spans, error-bar lengths, saving) are shared by the figures and by :func:`forest_figure`,
+which the experiment pages use too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from .labels import short_specs, wrap
+from .style import PALETTE, REFERENCE, STRENGTH_ORDER, pyplot, series_style, verdict_color
+
+Tables = dict[str, pl.DataFrame]
+
+
+def span(lows: list[float], highs: list[float], refs: list[float]) -> tuple[float, float]:
+    """Axis limits that hold every interval and reference line, with a margin."""
+    vals = [v for v in [*lows, *highs, *refs] if v is not None and v == v]
+    lo, hi = (min(vals), max(vals)) if vals else (0.0, 1.0)
+    pad = (hi - lo) * 0.08 if hi > lo else max(abs(hi) * 0.1, 0.01)
+    return lo - pad, hi + pad
+
+
+def save(fig: Any, path: Path) -> None:
+    """Write a figure with nothing clipped (the bounding box grows to hold every label)."""
+    import matplotlib.pyplot as plt
+
+    fig.savefig(path, dpi=90, bbox_inches="tight", pad_inches=0.15)
+    plt.close(fig)
+
+
+def interval_rows(
+    ax: Any, values: list[float], lows: list[float], highs: list[float], colors: list[str]
+) -> None:
+    """Point estimates with horizontal interval bars, one row each (first row on top)."""
+    for i, (v, lo, hi, c) in enumerate(zip(values, lows, highs, colors, strict=True)):
+        if v is None or v != v:
+            continue
+        lo = v if lo is None or lo != lo else lo
+        hi = v if hi is None or hi != hi else hi
+        ax.errorbar([v], [i], xerr=[[v - lo], [hi - v]], fmt="o", color=c, ms=5, capsize=3)
+
+
+def errors(values: list[float], lows: Any, highs: Any) -> list[list[float]]:
+    """Error-bar lengths below and above each value, from its interval's ends."""
+    return [
+        [v - lo for v, lo in zip(values, lows, strict=True)],
+        [hi - v for v, hi in zip(values, highs, strict=True)],
+    ]
+
+
+def no_data(ax: Any, text: str) -> None:
+    """A panel that says, in words, why it holds no data."""
+    ax.text(0.5, 0.5, wrap(text, 40), ha="center", va="center", transform=ax.transAxes)
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def forest_figure(panels: list[dict[str, Any]], path: Path) -> None:
+    """Paired differences against a baseline, one small panel per metric (a forest plot).
+
+    Each panel: ``title``, ``labels`` (one per row, top to bottom), ``diff``, ``low``,
+    ``high`` (NaN for no value) and ``percent`` (axis in percentage points). A row is blue
+    when its 95% interval lies above zero, vermillion below, grey when it holds zero.
+    """
+    from matplotlib.ticker import FuncFormatter
+
+    plt = pyplot()
+    n = len(panels)
+    cols = min(n, 3)
+    rows_ = -(-n // cols)
+    k = len(panels[0]["labels"])
+    fig, axes = plt.subplots(
+        rows_,
+        cols,
+        figsize=(4.2 * cols + 1.5, (0.38 * k + 1.1) * rows_),
+        squeeze=False,
+        sharey=True,
+    )
+    for ax, p in zip(axes.flat, panels, strict=False):
+        colors = [verdict_color(lo, hi) for lo, hi in zip(p["low"], p["high"], strict=True)]
+        interval_rows(ax, p["diff"], p["low"], p["high"], colors)
+        ax.axvline(0.0, color=REFERENCE, lw=0.9, ls="--")
+        ax.set_xlim(*span(p["low"], p["high"], [0.0]))
+        ax.set_title(wrap(p["title"], 40))
+        ax.grid(axis="x", alpha=0.3)
+        if p.get("percent"):
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v * 100:+.1f}"))
+            ax.set_xlabel("difference, percentage points")
+        else:
+            ax.set_xlabel("difference")
+    for ax in axes.flat[n:]:
+        ax.axis("off")
+    axes[0][0].set_yticks(range(k), [wrap(x, 34) for x in panels[0]["labels"]])
+    axes[0][0].set_ylim(k - 0.5, -0.5)
+    fig.tight_layout()
+    save(fig, path)
+
+
+# --- the registry ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Names:
+    """How the figures of one report name strategies: short specs (:func:`short_specs`),
+    plus the rules preset and player count only where the report holds several."""
+
+    short: dict[str, str]
+    many_rules: bool
+    many_players: bool
+
+    @classmethod
+    def of(cls, tables: Tables) -> Names:
+        """The names for a report's tables."""
+        specs = [s for t in ("strategies", "points") for s in tables[t]["strategy"].to_list()]
+        return cls(
+            short_specs(specs),
+            len(set(tables["shape"]["rules"].to_list())) > 1,
+            len(set(tables["seat"]["players"].to_list())) > 1,
+        )
+
+    def where(self, rules: str, players: int) -> str:
+        """`` [rules 3p]``: what tells this row's games apart, or nothing."""
+        at = ([rules] if self.many_rules else []) + (
+            [f"{players}p"] if self.many_players and players else []
+        )
+        return f" [{' '.join(at)}]" if at else ""
+
+    def who(self, strategy: str, rules: str, players: int = 0) -> str:
+        """A strategy's short label, with where it played when that tells rows apart."""
+        return self.short[strategy] + self.where(rules, players)
+
+
+Figure = Callable[[Tables, Names], Any]
+"""Draws one section's figure from the tables and returns it; None when there is no data."""
+
+FIGURES: dict[str, Figure] = {}
+
+
+def figure(key: str) -> Callable[[Figure], Figure]:
+    """Register a figure function for the section ``key`` (drawn in registration order)."""
+
+    def register(fn: Figure) -> Figure:
+        FIGURES[key] = fn
+        return fn
+
+    return register
+
+
+def draw_figures(tables: Tables, folder: Path) -> dict[str, str]:
+    """Draw one PNG per section that has data into ``folder``; return {section: file name}."""
+    names = Names.of(tables)
+    files: dict[str, str] = {}
+    for key, draw in FIGURES.items():
+        fig = draw(tables, names)
+        if fig is not None:
+            save(fig, folder / f"fig-{key}.png")
+            files[key] = f"fig-{key}.png"
+    return files
+
+
+# --- the figures -------------------------------------------------------------------------------
+
+
+@figure("results")
+def results_figure(tables: Tables, names: Names) -> Any:
+    """Win rate and margin per pairing, in the order the strategies were given."""
+    plt = pyplot()
+    short, pairs = names.short, tables["pairs"]
+    if not len(pairs):
+        return None
+    labels = [
+        wrap(f"{short[a]} vs {short[b]}{names.where(r, p)}", 36)
+        for r, p, a, b in zip(pairs["rules"], pairs["players"], pairs["a"], pairs["b"], strict=True)
+    ]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(pairs) + 1.6), sharey=True)
+    low, high = pairs["win_low"].to_list(), pairs["win_high"].to_list()
+    rate = pairs["win_rate_a"].to_list()
+    interval_rows(axes[0], rate, low, high, [PALETTE[0]] * len(rate))
+    axes[0].axvline(0.5, color=REFERENCE, lw=0.9, ls="--", label="even (0.5)")
+    axes[0].set_xlim(*span(low, high, [0.5]))
+    axes[0].set_title("A beats B (share of games, 95% Wilson)")
+    axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), frameon=False)
+    m = pairs["margin"].fill_nan(None).to_list()
+    mlo = pairs["margin_low"].fill_nan(None).to_list()
+    mhi = pairs["margin_high"].fill_nan(None).to_list()
+    interval_rows(axes[1], m, mlo, mhi, [PALETTE[1]] * len(m))
+    axes[1].axvline(0.0, color=REFERENCE, lw=0.9, ls="--")
+    axes[1].set_xlim(*span(mlo, mhi, [0.0]))
+    axes[1].set_title("score margin A − B (95% over deals)")
+    axes[0].set_yticks(range(len(pairs)), labels)
+    axes[0].set_ylim(len(pairs) - 0.5, -0.5)
+    for ax in axes:
+        ax.grid(axis="x", alpha=0.3)
+    return fig
+
+
+@figure("seat_lead")
+def seat_lead_figure(tables: Tables, names: Names) -> Any:
+    """Win rates by seat and by first lead, with Wilson intervals, against the fair share
+    1/players."""
+    plt = pyplot()
+    seat, lead = tables["seat"], tables["lead_game"]
+    many = names.many_rules or len(set(seat["players"])) > 1
+    rows_ = max(len(seat), len(lead))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 0.34 * rows_ + 1.9))
+    for ax, t, labels, title in (
+        (axes[0], seat, [f"seat {s}" for s in seat["seat"]], "win rate by seat"),
+        (axes[1], lead, ["led round 1" if x else "did not lead round 1" for x in lead["led_first"]],
+         "win rate by who led the first round"),
+    ):  # fmt: skip
+        ys = list(range(len(t)))
+        fair = [1 / p for p in t["players"]]
+        rate = t["win_rate"].to_list()
+        interval_rows(ax, rate, t["win_low"].to_list(), t["win_high"].to_list(),
+                      [PALETTE[2]] * len(t))  # fmt: skip
+        ax.vlines(fair, [y - 0.4 for y in ys], [y + 0.4 for y in ys], color=REFERENCE, ls="--",
+                  lw=0.9, label="fair share (1 / players)")  # fmt: skip
+        ticks = [n + (f" · {r} · {p}p" if many else "")
+                 for n, r, p in zip(labels, t["rules"], t["players"], strict=True)]  # fmt: skip
+        ax.set_yticks(ys, [wrap(x, 40) for x in ticks], fontsize=8)
+        ax.set_ylim(len(t) - 0.5, -0.5)
+        ax.set_xlim(*span(t["win_low"].to_list(), t["win_high"].to_list(), fair))
+        ax.set_title(title + " (95% Wilson)")
+        ax.grid(axis="x", alpha=0.3)
+    axes[0].legend(loc="lower center", bbox_to_anchor=(1.1, 1.08), frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+@figure("points")
+def points_figure(tables: Tables, names: Names) -> Any:
+    """Points per round by source: one panel per source, an interval per strategy."""
+    plt = pyplot()
+    pts = tables["points"]
+    sources = ("going_out", "cards", "bets", "bonus")
+    fig, axes = plt.subplots(1, 4, figsize=(12, 0.4 * len(pts) + 1.6), sharey=True)
+    for ax, src, color in zip(axes, sources, PALETTE, strict=False):
+        interval_rows(
+            ax,
+            pts[src].to_list(),
+            pts[f"{src}_low"].to_list(),
+            pts[f"{src}_high"].to_list(),
+            [color] * len(pts),
+        )
+        ax.axvline(0.0, color=REFERENCE, lw=0.9, ls="--")
+        ax.set_xlim(*span(pts[f"{src}_low"].to_list(), pts[f"{src}_high"].to_list(), [0.0]))
+        ax.set_title(src.replace("_", " "))
+        ax.grid(axis="x", alpha=0.3)
+    axes[0].set_yticks(
+        range(len(pts)),
+        [
+            wrap(names.who(s, r, p), 30)
+            for r, p, s in zip(pts["rules"], pts["players"], pts["strategy"], strict=True)
+        ],
+    )
+    axes[0].set_ylim(len(pts) - 0.5, -0.5)
+    fig.supxlabel("mean points per round (95% interval)", fontsize=9, y=-0.06)
+    return fig
+
+
+@figure("bets")
+def bets_figure(tables: Tables, names: Names) -> Any:
+    """Bet success rate by hand strength at the bet, one panel per strategy, one colour per
+    bet value (small multiples: each strategy's own curve, none hidden behind another)."""
+    plt = pyplot()
+    out = tables["bet_outcomes"]
+    if not len(out):
+        return None
+    values = sorted(set(out["value"].to_list()))
+    buckets = [b for b in STRENGTH_ORDER if b in set(out["strength"].to_list())]
+    groups = list(dict.fromkeys(zip(out["rules"], out["strategy"], strict=True)))
+    cols = min(len(groups), 4)
+    nrows = -(-len(groups) // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(3.2 * cols + 1, 2.6 * nrows + 0.8),
+                             squeeze=False, sharey=True)  # fmt: skip
+    for ax, (rules, strat) in zip(axes.flat, groups, strict=False):
+        for vi, value in enumerate(values):
+            t = out.filter((pl.col("value") == value) & (pl.col("rules") == rules)
+                           & (pl.col("strategy") == strat))  # fmt: skip
+            if not len(t):
+                continue
+            t = t.with_columns(
+                pl.col("strength").replace_strict(buckets, list(range(len(buckets))))
+                .alias("order")
+            ).sort("order")  # fmt: skip
+            off = (vi - (len(values) - 1) / 2) * 0.15
+            r = t["success_rate"].to_list()
+            ax.errorbar([buckets.index(b) + off for b in t["strength"]], r,
+                        capsize=2, ms=4, lw=0.8, **series_style(vi),
+                        label=f"bet {value}",
+                        yerr=errors(r, t["success_low"], t["success_high"]))  # fmt: skip
+        ax.set_xticks(range(len(buckets)), buckets, rotation=30, fontsize=8)
+        ax.set_title(wrap(names.who(strat, rules), 32), fontsize=9)
+        ax.grid(axis="y", alpha=0.3)
+    for ax in axes.flat[len(groups) :]:
+        ax.axis("off")
+    for row in axes:
+        row[0].set_ylabel("success rate (95% Wilson)")
+    axes[0][0].set_ylim(*span(out["success_low"].to_list(), out["success_high"].to_list(), []))
+    fig.supxlabel("hand strength at the bet (the heuristic's 0-100 estimate)", fontsize=9)
+    handles: dict[str, Any] = {}
+    for ax in axes.flat:
+        for h, n in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(n, h)
+    labels = sorted(handles, key=lambda n: int(n.split()[1]))
+    fig.legend([handles[n] for n in labels], labels, loc="lower center", frameon=False,
+               bbox_to_anchor=(0.5, 1.0), ncol=len(labels))  # fmt: skip
+    fig.tight_layout()
+    return fig
+
+
+@figure("bombs")
+def bombs_figure(tables: Tables, names: Names) -> Any:
+    """When bombs are played, as a share of each strategy's bombs (one panel per measure)."""
+    plt = pyplot()
+    timing = tables["bomb_timing"]
+    if not len(timing):
+        return None
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
+    strats = list(dict.fromkeys(timing["strategy"].to_list()))
+    for ax, measure in zip(
+        axes, ("trick", "bomber cards left", "opponent cards left"), strict=True
+    ):
+        sub = timing.filter(pl.col("measure") == measure)
+        for i, strat in enumerate(strats):
+            s = sub.filter(pl.col("strategy") == strat).sort("value")
+            total = max(int(s["bombs"].sum()), 1)
+            ax.plot(
+                s["value"].to_list(),
+                [b / total for b in s["bombs"]],
+                ms=4,
+                **series_style(i),
+                label=names.short[strat],
+            )
+        ax.set_title(f"bombs by {measure}")
+        ax.set_ylabel("share of the strategy's bombs")
+        ax.grid(alpha=0.3)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(
+        handles,
+        labels,
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.0),
+        frameon=False,
+        ncol=min(len(strats), 3),
+    )
+    return fig
+
+
+SHAPE_MEASURES = (
+    ("shape_rounds", "rounds", "games", "rounds per game"),
+    ("shape_tricks", "tricks", "rounds", "tricks per round"),
+    ("shape_margins", "margin", "games", "final margin"),
+)
+"""The game-shape histograms: (table, value column, count column, title)."""
+
+
+def shape_bins(tables: Tables) -> dict[str, list[float]]:
+    """Per game-shape table, bin edges shared by every preset: at most 30 bins of whole
+    numbers over the table's whole range."""
+    bins = {}
+    for key, x, _, _ in SHAPE_MEASURES:
+        xs_all = tables[key][x].cast(pl.Int64)
+        lo, hi = int(xs_all.min() or 0), int(xs_all.max() or 0)  # type: ignore[arg-type]
+        step = max(1, -(-(hi - lo + 1) // 30))  # at most 30 bins of whole numbers
+        bins[key] = [lo - 0.5 + step * i for i in range((hi - lo) // step + 2)]
+    return bins
+
+
+@figure("shape")
+def shape_figure(tables: Tables, names: Names) -> Any:
+    """Game shape: one row of panels per rules preset (small multiples, shared x per column)."""
+    plt = pyplot()
+    from matplotlib.ticker import MaxNLocator
+
+    presets = sorted(set(tables["shape"]["rules"].to_list()))
+    fig, axes = plt.subplots(
+        len(presets), 3, figsize=(12, 1.9 * len(presets) + 1.0), squeeze=False, sharex="col"
+    )
+    bins = shape_bins(tables)
+    for row, rules in enumerate(presets):
+        for col, (key, x, count, title) in enumerate(SHAPE_MEASURES):
+            ax = axes[row][col]
+            s = tables[key].filter(pl.col("rules") == rules)
+            total = max(int(s[count].sum()), 1)
+            edges = bins[key]
+            ax.hist(s[x].to_list(), bins=edges, weights=[c / total for c in s[count]],
+                    color=PALETTE[row % len(PALETTE)], rwidth=0.9)  # fmt: skip
+            if row == 0:
+                ax.set_title(title)
+            ax.grid(axis="y", alpha=0.3)
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes[row][0].set_ylabel(wrap(rules, 16) + "\nshare")
+    fig.tight_layout()
+    return fig
