@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from pathlib import Path
@@ -59,6 +58,7 @@ def show(
     from ..analytics.game_page import render_page
     from ..analytics.game_view import build_view
     from ..analytics.replay import ReplayMismatch
+    from ..outputs import write_file_atomically
 
     if out is None:
         out = Path(f"{Path(os.path.abspath(run_dir)).name}-game-{game_id}.html")
@@ -77,7 +77,7 @@ def show(
     except KeyboardInterrupt:
         typer.echo("interrupted: nothing written", err=True)
         raise typer.Exit(code=130) from None
-    write_atomically(out, page)
+    write_file_atomically(out, page, fail)  # whole or untouched; exit 2 if the folder refuses
     scored = ""
     if request is not None:
         n = view["alternatives"]["decisions"]
@@ -113,18 +113,3 @@ def check_out(out: Path, force: bool) -> None:
     check_parents(Path(os.path.abspath(out)), "--out", InputError)
     if not out.parent.is_dir():
         raise InputError(f"--out {out}: folder {out.parent} does not exist")
-
-
-def write_atomically(out: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``out`` and rename it into place, so
-    ``out`` is either the whole page or untouched; exit 2 if the folder refuses."""
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
-    try:
-        with tmp.open("x", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, out)
-    except OSError as exc:
-        raise fail(f"cannot write --out {out}: {exc.strerror or exc}") from None
-    finally:
-        with contextlib.suppress(OSError):
-            tmp.unlink()

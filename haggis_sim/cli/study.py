@@ -6,6 +6,7 @@ import contextlib
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -50,6 +51,7 @@ def study(
     if kind not in KINDS:
         raise fail(f"unknown study {kind!r}; choose one of {', '.join(KINDS)}")
     from ..analytics.decisions import StudySettings, load_run, run_study
+    from ..outputs import write_file_atomically
 
     settings = StudySettings(positions=positions, samples=samples, seed=seed)
     try:
@@ -63,7 +65,7 @@ def study(
         with StepProgress(not quiet_terminal(), "scoring positions") as progress:
             result = run_study(kind, run_dir, settings, progress=progress.step)
         if out is not None and tmp is not None:
-            _write(result.positions, tmp, out)
+            write_file_atomically(out, _writer(result.positions, out), fail, reserved=tmp)
     except InputError as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt:
@@ -80,6 +82,8 @@ def study(
 
 def _reserve(out: Path, force: bool, run_dir: Path) -> Path:
     """Check ``--out`` before any work and reserve its temporary file; exit 2 if refused."""
+    from ..outputs import reserve_file
+
     if out.suffix not in (".parquet", ".csv"):
         raise fail(f"--out must end in .parquet or .csv, got {out.name!r}")
     if out.is_dir():
@@ -90,24 +94,19 @@ def _reserve(out: Path, force: bool, run_dir: Path) -> Path:
         raise fail(f"--out {out}: folder {out.parent} does not exist")
     if Path(os.path.abspath(run_dir)) in Path(os.path.abspath(out)).parents:
         raise fail(f"--out {out} is inside the run folder; write it elsewhere")
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
-    try:
-        tmp.open("xb").close()
-    except OSError as exc:
-        raise fail(f"cannot write --out {out}: {exc.strerror or exc}") from None
-    return tmp
+    return reserve_file(out, fail)
 
 
-def _write(frame: pl.DataFrame, tmp: Path, out: Path) -> None:
-    """Write ``frame`` to ``tmp`` and rename it to ``out``: ``out`` is whole or untouched."""
-    try:
+def _writer(frame: pl.DataFrame, out: Path) -> Callable[[Path], None]:
+    """Writes ``frame`` in ``out``'s format (by its suffix) at the path it is given."""
+
+    def write(path: Path) -> None:
         if out.suffix == ".parquet":
-            frame.write_parquet(tmp, compression="zstd")
+            frame.write_parquet(path, compression="zstd")
         else:
-            frame.write_csv(tmp)
-        os.replace(tmp, out)
-    except OSError as exc:
-        raise fail(f"cannot write --out {out}: {exc.strerror or exc}") from None
+            frame.write_csv(path)
+
+    return write
 
 
 def _show(result: Study, seconds: float) -> None:
