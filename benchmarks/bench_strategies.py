@@ -67,7 +67,7 @@ def match(
         t0 = time.perf_counter()
         manifest = execute(config, run_dir)
         secs = time.perf_counter() - t0
-        rows = summarize(run_dir, [s["spec"] for s in manifest["strategies"]], players)
+        rows = summarize(run_dir, manifest.specs, players)
     first, other = (rows[0], rows[1]) if players == 2 else (rows[1], rows[0])
     interval = f"{first.win_rate:.1%} [{first.low:.1%}, {first.high:.1%}]"
     return (

@@ -31,7 +31,7 @@ from scipy.stats import t as student_t
 
 from ..errors import InputError
 from ..logs import ledger
-from ..logs.manifest import read_manifest
+from ..logs.manifest import load_manifest
 from ..logs.query import check_parts, connect, damage_from
 from ..stats import newcombe, wilson_rate
 
@@ -176,9 +176,9 @@ def game_metrics(run_dir: Path) -> pl.DataFrame:
 
     Per-entry metrics carry the entry as suffix (``win_rate_0``, ``score_1``, ...).
     """
-    manifest = read_manifest(run_dir)
-    players = int(manifest["players"])
-    n_entries = len(manifest["strategies"])
+    manifest = load_manifest(run_dir)
+    players = manifest.players
+    n_entries = len(manifest.strategies)
     con = _connect(run_dir)
     try:
         frame = con.sql(_game_sql(players, n_entries)).pl()
@@ -379,19 +379,18 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
     Per-entry metrics are compared for the entries both runs have; win rates only when
     both runs have a pairing (:func:`has_pairing`), and ``note`` says when one has not.
     """
-    ma, mb = read_manifest(run_a), read_manifest(run_b)
+    ma, mb = load_manifest(run_a), load_manifest(run_b)
     fa, fb = game_metrics(run_a), game_metrics(run_b)
-    specs_a = [s["spec"] for s in ma["strategies"]]
-    specs_b = [s["spec"] for s in mb["strategies"]]
-    paired = int(ma["players"]) == int(mb["players"]) and same_deals(fa, fb)
+    specs_a, specs_b = ma.specs, mb.specs
+    paired = ma.players == mb.players and same_deals(fa, fb)
     if paired:
         note = f"paired by game id: both runs played the same deals ({fa.height:,} games)"
     else:
         reasons = []
-        if int(ma["players"]) != int(mb["players"]):
-            reasons.append(f"{ma['players']} vs {mb['players']} players")
-        if ma.get("seed") != mb.get("seed"):
-            reasons.append(f"seeds {ma.get('seed')} vs {mb.get('seed')}")
+        if ma.players != mb.players:
+            reasons.append(f"{ma.players} vs {mb.players} players")
+        if ma.seed != mb.seed:
+            reasons.append(f"seeds {ma.seed} vs {mb.seed}")
         if fa.height != fb.height:
             reasons.append(f"{fa.height:,} vs {fb.height:,} games")
         why = "; ".join(reasons) or "the deals differ"

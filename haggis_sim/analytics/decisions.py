@@ -43,7 +43,7 @@ from strategies.analysis import NO_BET, ROLLOUTS, VALUES, analyze, compare
 
 from ..engine.record import pack_logged_action
 from ..errors import IllegalAction, InputError
-from ..logs.manifest import read_manifest
+from ..logs.manifest import Manifest, load_manifest
 from ..logs.schema import ACTION_TYPES
 from . import decision_table
 from .replay import _read
@@ -150,18 +150,15 @@ def run_study(
     )
 
 
-def load_run(run_dir: Path) -> tuple[hs.Rules, dict[str, Any]]:
+def load_run(run_dir: Path) -> tuple[hs.Rules, Manifest]:
     """The run's rules and manifest; InputError if it has no move log to replay."""
-    manifest = read_manifest(run_dir)
-    config = manifest.get("config")
-    if not isinstance(config, dict) or not config.get("log_moves", False):
+    manifest = load_manifest(run_dir)
+    if not manifest.config.log_moves:
         raise InputError(
             f"run {run_dir} has no move log (made with --no-log-moves): a study rebuilds "
             "positions from the moves; play the run again without --no-log-moves"
         )
-    rules_d = dict(manifest["rules"])
-    rules_d["bet_values"] = tuple(rules_d["bet_values"])
-    return hs.Rules(**rules_d), manifest
+    return manifest.rules, manifest
 
 
 def sample_positions(run_dir: Path, kind: str, positions: int, seed: int) -> Iterator[Opportunity]:
@@ -205,14 +202,14 @@ def _select_games(ids: list[int]) -> Callable[[pl.LazyFrame], pl.LazyFrame]:
 def _game_opportunities(
     kind: str,
     rules: hs.Rules,
-    manifest: dict[str, Any],
+    manifest: Manifest,
     game_row: dict[str, Any],
     moves: pl.DataFrame,
     rng: np.random.Generator,
 ) -> Iterator[Opportunity]:
     """Replay one logged game; yield one randomly chosen opportunity per round that has one."""
     gid = int(game_row["game_id"])
-    game = hs.Game(rules, seed=int(manifest["seed"]), game_id=int(game_row["deal_id"]))
+    game = hs.Game(rules, seed=manifest.seed, game_id=int(game_row["deal_id"]))
     buf = np.empty(K.MAX_MOVES, dtype=np.int64)
     current = -1
     pending: list[Opportunity] = []
@@ -429,7 +426,7 @@ def score_bets(
 def _population(
     kind: str,
     run_dir: Path,
-    manifest: dict[str, Any],
+    manifest: Manifest,
     found: list[Opportunity],
     settings: StudySettings,
 ) -> str:
@@ -440,10 +437,10 @@ def _population(
         counts[opp.strategy] = counts.get(opp.strategy, 0) + 1
     acting = ", ".join(f"{s} {n}" for s, n in sorted(counts.items(), key=lambda x: -x[1]))
     short = f" (the run has only {len(found)})" if len(found) < settings.positions else ""
-    rules = manifest["rules"]
+    rules, config = manifest.rules, manifest.config
     return (
         f"{len(found)} {what}{short} from run {run_dir} "
-        f"({manifest['config']['games']} games, {rules['players']} players, "
-        f"{rules['preset_name']} rules; strategies {', '.join(manifest['config']['strategies'])}); "
+        f"({config.games} games, {rules.players} players, "
+        f"{rules.preset_name} rules; strategies {', '.join(config.strategies)}); "
         f"acting: {acting or 'nobody'}. Analysis: {settings.describe()}."
     )

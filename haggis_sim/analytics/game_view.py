@@ -34,7 +34,7 @@ from ..engine.layout import S_CAPT
 from ..engine.rng import derive
 from ..errors import InputError
 from ..kernel import card_points
-from ..logs.manifest import read_manifest
+from ..logs.manifest import load_manifest
 from ..position import Action, Game, Observation, RoundResult
 from .replay import LogCursor, LoggedGame, load_game, start_game
 
@@ -103,8 +103,7 @@ def build_view(
     """
     if alternatives is not None and alternatives.samples < 1:
         raise InputError(f"--samples must be at least 1, got {alternatives.samples}")
-    config = read_manifest(run_dir).get("config")
-    if isinstance(config, dict) and config.get("log_moves") is False:
+    if not load_manifest(run_dir).config.log_moves:
         raise InputError(
             f"run {run_dir} has no move log (made with --no-log-moves): the viewer rebuilds "
             "the game from its moves; play the run again without --no-log-moves"
@@ -163,7 +162,7 @@ def _score(builder: _Builder, samples: int, on_progress: Callable[[int, int], No
     from strategies.shortlist import score_shortlist
 
     logged = builder.logged
-    base = derive(np.int64(int(logged.manifest["seed"])), np.int64(logged.game_id))
+    base = derive(np.int64(logged.manifest.seed), np.int64(logged.game_id))
     total = len(builder.decisions)
     if on_progress is not None:
         on_progress(0, total)
@@ -445,7 +444,7 @@ class _Builder:
             "players": self.n,
             "rules": self.rules.label,
             "rule_flags": self.rules.as_dict(),
-            "seed": logged.manifest["seed"],
+            "seed": logged.manifest.seed,
             "strategies": strategies,
             "winner": g.winner,
             "final": [row[f"score_{k}"] for k in range(self.n)],

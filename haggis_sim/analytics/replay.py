@@ -19,7 +19,7 @@ from ..engine.layout import S_SEED
 from ..engine.record import pack_logged_action
 from ..errors import IllegalAction, InputError
 from ..logs import ledger
-from ..logs.manifest import read_manifest
+from ..logs.manifest import Manifest, load_manifest
 from ..logs.query import check_parts, damage_from
 from ..logs.schema import ACTION_TYPES
 from ..position import Game, RoundResult
@@ -50,20 +50,13 @@ def _read(
         raise damage from None
 
 
-def run_rules(manifest: dict[str, Any]) -> Rules:
-    """The rules a run was played with, from its manifest."""
-    rules_d = dict(manifest["rules"])
-    rules_d["bet_values"] = tuple(rules_d["bet_values"])
-    return Rules(**rules_d)
-
-
 @dataclass(frozen=True)
 class LoggedGame:
     """One game of a run as logged: its ``games`` row, its moves and its rounds, in order."""
 
     run_dir: Path
     game_id: int
-    manifest: dict[str, Any]
+    manifest: Manifest
     rules: Rules
     row: dict[str, Any]
     moves: list[dict[str, Any]]
@@ -72,8 +65,8 @@ class LoggedGame:
 
 def load_game(run_dir: Path, game_id: int) -> LoggedGame:
     """Read game ``game_id`` of a run; InputError for an unknown game or no move log."""
-    manifest = read_manifest(run_dir)
-    rules = run_rules(manifest)
+    manifest = load_manifest(run_dir)
+    rules = manifest.rules
     games = _read(run_dir, "games", lambda t: t.filter(pl.col("game_id") == game_id))
     if games.height == 0:
         raise InputError(f"game {game_id} is not in {run_dir} (unfinished chunk or bad id)")
@@ -93,7 +86,7 @@ def load_game(run_dir: Path, game_id: int) -> LoggedGame:
 
 def start_game(logged: LoggedGame) -> Game:
     """The logged game dealt again by the engine; ReplayMismatch if its deal seed differs."""
-    game = Game(logged.rules, seed=int(logged.manifest["seed"]), game_id=int(logged.row["deal_id"]))
+    game = Game(logged.rules, seed=logged.manifest.seed, game_id=int(logged.row["deal_id"]))
     if int(game.state_array[S_SEED]) != int(logged.row["deal_seed"]):
         raise ReplayMismatch(f"game {logged.game_id}: deal seed differs from the engine's")
     return game

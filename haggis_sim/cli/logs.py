@@ -30,6 +30,7 @@ def query(
     """
     import duckdb
 
+    from ..logs.manifest import load_manifest
     from ..logs.query import run_query
 
     if not (run_dir / "manifest.json").exists():
@@ -37,6 +38,7 @@ def query(
     if not sql.strip():
         raise fail("the SQL query is empty")
     try:
+        load_manifest(run_dir)  # a damaged manifest is not a run to query
         shown = run_query(run_dir, sql, to, force=force)
     except (duckdb.Error, InputError, OSError) as exc:  # SQL errors, QueryError, bad logs
         raise fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None

@@ -11,11 +11,9 @@ checked before the first card is dealt, with the run folder rules of ``haggis-si
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from rich.console import Console
@@ -25,9 +23,9 @@ from strategies import Strategy
 from strategies.human import HumanStrategy, seated
 
 from ..logs import ledger
-from ..logs.manifest import write_manifest
+from ..logs.manifest import Manifest, write_manifest
 from ..runner.chunk import ChunkLogs, play_chunk
-from ..runner.run import RunConfig, RunError, _refuse_out, create_run, write_parts
+from ..runner.run import RunConfig, RunError, _refuse_out, completed, create_run, write_parts
 from .play_session import NarratedBot, TerminalPlayer
 
 GAME_ID = 0
@@ -101,7 +99,7 @@ def play_game(
     return result, player
 
 
-def write_game(table: Table, result: ChunkLogs, run_dir: Path) -> dict[str, Any]:
+def write_game(table: Table, result: ChunkLogs, run_dir: Path) -> Manifest:
     """Create the run folder of a finished game: manifest, parts, ledger; the manifest.
 
     Written in the order ``haggis-sim run`` writes (manifest first, each part atomically,
@@ -115,12 +113,11 @@ def write_game(table: Table, result: ChunkLogs, run_dir: Path) -> dict[str, Any]
     try:
         with seated(_NoOne()):
             manifest = create_run(config, run_dir)
-        specs = list(manifest["config"]["strategies"])
+        specs = list(manifest.config.strategies)
         ids = np.array([GAME_ID], dtype=np.int64)
         files = write_parts(run_dir, result, ids, ids, specs, table.rules)
         ledger.append(run_dir, ledger.Entry(GAME_ID, GAME_ID + 1, files))
-        manifest["status"] = "complete"
-        manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        manifest = completed(manifest)
         write_manifest(run_dir, manifest)
     except BaseException as exc:
         _remove(run_dir, keep_folder=existed)

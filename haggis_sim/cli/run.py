@@ -176,12 +176,10 @@ def run(
         )
         raise typer.Exit(code=130) from None
     seconds = time.perf_counter() - t0
-    n_games = int(manifest["games"])
-    specs_final = [s["spec"] for s in manifest["strategies"]]
-    rows = summarize(run_dir, specs_final, int(manifest["players"]))
+    rows = summarize(run_dir, manifest.specs, manifest.players)
     from ..runner.summary import summary_table
 
-    table = summary_table(rows, n_games - started[0], seconds)
+    table = summary_table(rows, manifest.games - started[0], seconds)
     Console(width=None if sys.stdout.isatty() else 120).print(table)
     typer.echo(f"logs: {run_dir}/  (games/, rounds/, moves/, manifest.json)")
     typer.echo(f'query: haggis-sim query {run_dir} "SELECT * FROM games LIMIT 5"')

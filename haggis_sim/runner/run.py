@@ -9,11 +9,9 @@ ledger (:mod:`.ledger`), one line per chunk, and verified against the files on r
 
 from __future__ import annotations
 
-import shlex
-import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +27,12 @@ from ..logs.manifest import (
     MANIFEST,
     MANIFEST_FORMAT,
     RESUMABLE_FORMATS,
+    Manifest,
+    RunSettings,
+    StrategyEntry,
     config_digest,
-    read_manifest,
+    load_manifest,
+    parse_manifest,
     write_manifest,
 )
 from ..rules import Rules
@@ -49,28 +51,27 @@ class RunError(InputError):
     """A run that cannot start: bad configuration, or an output folder in the way."""
 
 
-@dataclass
-class RunConfig:
-    """Everything that determines a run's games (and how it is executed)."""
+@dataclass(frozen=True)
+class RunConfig(RunSettings):
+    """Everything that determines a run's games (and how it is executed).
 
-    strategies: list[str]
-    games: int
-    rules: dict[str, Any]
-    seed: int = 0
-    seats: str = "rotate"
-    chunk_size: int = 0  # 0: sized automatically from measured speed
-    log_moves: bool = True
-    jobs: int = 0  # 0: all cores
-    backend: str = "loky"
-    scheduler: str | None = None
-    command: str = field(default_factory=lambda: shlex.join(["haggis-sim", *sys.argv[1:]]))
+    The fields are :class:`~haggis_sim.logs.manifest.RunSettings`' (what a manifest
+    records); this adds the checks and the digest. ``strategies`` may be given as a list
+    and is held as a tuple.
+    """
+
+    def game_rules(self) -> Rules:
+        """The typed rules; RunError with a readable message if they are not rules."""
+        try:
+            return Rules(**{**self.rules, "bet_values": tuple(self.rules["bet_values"])})
+        except (TypeError, ValueError) as exc:
+            raise RunError(str(exc)) from None
+        except KeyError as exc:
+            raise RunError(f"the rules lack {exc.args[0]}") from None
 
     def validate(self) -> tuple[Rules, list[Strategy]]:
         """The typed rules and strategies; RunError with a readable message if bad."""
-        try:
-            rules = Rules(**{**self.rules, "bet_values": tuple(self.rules["bet_values"])})
-        except (TypeError, ValueError) as exc:
-            raise RunError(str(exc)) from None
+        rules = self.game_rules()
         if not isinstance(self.seed, int) or not -(2**63) <= self.seed < 2**63:
             raise RunError(f"--seed must be a 64-bit integer, got {self.seed!r}")
         if not isinstance(self.games, int) or self.games <= 0:
@@ -100,7 +101,7 @@ class RunConfig:
 
     def digest(self) -> str:
         """SHA-256 of the settings that decide the games (:data:`GAME_KEYS`)."""
-        return config_digest(asdict(self))
+        return config_digest(self.as_dict())
 
 
 @dataclass
@@ -171,43 +172,35 @@ def write_parts(
     return files
 
 
-def verified_config(run_dir: Path, manifest: dict[str, Any]) -> RunConfig:
+def verified_config(run_dir: Path, manifest: Manifest) -> RunConfig:
     """The configuration a manifest records, checked against its digest.
 
-    RunError if the manifest is of an older format, lacks a field, was edited after
-    the run started (its configuration no longer matches the digest, or the summary
-    fields disagree with the configuration), or numbers its games by another seating
-    scheme (:func:`stale_seating`).
+    RunError if the manifest is of an older format, was edited after the run started
+    (its configuration no longer matches the digest, or the summary fields disagree with
+    the configuration), or numbers its games by another seating scheme
+    (:func:`stale_seating`). Missing or mistyped fields were refused when it was loaded.
     """
     where = run_dir / MANIFEST
-    fmt = manifest.get("format")
-    if fmt not in RESUMABLE_FORMATS:
+    if manifest.format not in RESUMABLE_FORMATS:
         raise RunError(
             f"{where} is not a format-{MANIFEST_FORMAT} manifest (written by another "
             "haggis-sim version?); it cannot be resumed safely: start a new run"
         )
-    for key in ("config", "config_digest", "strategies", "seed", "games", "rules"):
-        if key not in manifest:
-            raise RunError(f"{where} lacks {key!r}: it was edited or damaged; cannot resume")
-    cfg = manifest["config"]
-    if not isinstance(cfg, dict):
-        raise RunError(f"{where}: 'config' is not an object; cannot resume")
-    if config_digest(cfg) != manifest["config_digest"]:
+    if config_digest(manifest.config.as_dict()) != manifest.config_digest:
         raise RunError(
             f"{where} was edited: its configuration does not match the digest recorded when "
             "the run started; refusing to resume (start a new run for new settings)"
         )
+    config = RunConfig(**asdict(manifest.config))
     try:
-        config = RunConfig(**{k: v for k, v in cfg.items() if k != "command"},
-                           command=str(cfg.get("command", "")))  # fmt: skip
-    except TypeError as exc:
+        rules = config.game_rules()
+    except RunError as exc:
         raise RunError(f"{where}: bad configuration ({exc}); cannot resume") from None
-    specs = [s.get("spec") if isinstance(s, dict) else None for s in manifest["strategies"]]
     if (
-        specs != config.strategies
-        or manifest["seed"] != config.seed
-        or manifest["games"] != config.games
-        or manifest["rules"] != config.rules
+        tuple(manifest.specs) != config.strategies
+        or manifest.seed != config.seed
+        or manifest.games != config.games
+        or manifest.rules != rules
     ):
         raise RunError(
             f"{where} was edited: its strategies, seed, games or rules disagree with its "
@@ -219,32 +212,30 @@ def verified_config(run_dir: Path, manifest: dict[str, Any]) -> RunConfig:
     return config
 
 
-def stale_seating(manifest: dict[str, Any]) -> str | None:
+def stale_seating(manifest: Manifest | dict[str, Any]) -> str | None:
     """Why a run's game ids mean other seatings than this version plays, or None.
 
     Format 2 rotated seats through every permutation, repeated seatings included; that
     numbers the games as now unless an entry fills more than one seat (rotated seats,
-    fewer entries than seats). Format 3 records its scheme in ``seating``.
+    fewer entries than seats). Format 3 records its scheme in ``seating``. A plain JSON
+    object (from :func:`~haggis_sim.logs.manifest.read_manifest`) is checked as a
+    manifest first (ManifestError if it is not one).
     """
-    fmt = manifest.get("format")
-    if fmt == MANIFEST_FORMAT:
-        seating = manifest.get("seating")
-        if seating == SEATING_SCHEME:
+    if isinstance(manifest, dict):
+        manifest = parse_manifest(manifest, MANIFEST)
+    if manifest.format == MANIFEST_FORMAT:
+        if manifest.seating == SEATING_SCHEME:
             return None
         return (
-            f"it records seating {seating!r}, not {SEATING_SCHEME!r}: its game ids mean "
-            "other seatings"
+            f"it records seating {manifest.seating!r}, not {SEATING_SCHEME!r}: its game ids "
+            "mean other seatings"
         )
-    cfg = manifest.get("config")
-    players = manifest.get("players")
-    if not isinstance(cfg, dict) or not isinstance(players, int) or players < 1:
-        return "it records no configuration to tell its seatings from"
-    n = len(cfg.get("strategies") or [])
-    entries = base_entries(n, players) if n else []
-    if cfg.get("seats") == "rotate" and len(set(entries)) < len(entries):
+    n = len(manifest.config.strategies)
+    entries = base_entries(n, manifest.players) if n else []
+    if manifest.config.seats == "rotate" and len(set(entries)) < len(entries):
         return (
             f"it was made when rotated seats replayed repeated seatings (manifest format "
-            f"{fmt}); its game ids mean other seatings now"
+            f"{manifest.format}); its game ids mean other seatings now"
         )
     return None
 
@@ -287,28 +278,27 @@ def _refuse_out(run_dir: Path) -> None:
         raise RunError(f"output folder {run_dir} already exists ({hint}); choose another --out")
 
 
-def create_run(config: RunConfig, run_dir: Path) -> dict[str, Any]:
+def create_run(config: RunConfig, run_dir: Path) -> Manifest:
     """Create the run folder with its manifest, tables and empty ledger (all checks done)."""
     rules, strategies = config.validate()
-    cfg = asdict(config)
-    cfg["strategies"] = [s.spec for s in strategies]
-    manifest = {
-        "format": MANIFEST_FORMAT,
-        "seating": SEATING_SCHEME,
-        "command": config.command,
-        "version": __version__,
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "config": cfg,
-        "config_digest": config_digest(cfg),
-        "rules": rules.as_dict(),
-        "strategies": [{"spec": s.spec, "name": s.name, "params": s.values} for s in strategies],
-        "players": rules.players,
-        "seed": config.seed,
-        "games": config.games,
-        "ledger": ledger.LEDGER,
-        "schema": logs.SCHEMA_DOC,
-        "status": "running",
-    }
+    settings = replace(config, strategies=tuple(s.spec for s in strategies))
+    manifest = Manifest(
+        format=MANIFEST_FORMAT,
+        seating=SEATING_SCHEME,
+        command=config.command,
+        version=__version__,
+        created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        config=settings,
+        config_digest=settings.digest(),
+        rules=rules,
+        strategies=tuple(StrategyEntry(s.spec, s.name, s.values) for s in strategies),
+        players=rules.players,
+        seed=config.seed,
+        games=config.games,
+        ledger=ledger.LEDGER,
+        schema=logs.SCHEMA_DOC,
+        status="running",
+    )
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         for table in logs.TABLES:
@@ -318,6 +308,11 @@ def create_run(config: RunConfig, run_dir: Path) -> dict[str, Any]:
     except OSError as exc:
         raise RunError(f"cannot write the run folder {run_dir}: {exc.strerror or exc}") from None
     return manifest
+
+
+def completed(manifest: Manifest) -> Manifest:
+    """The manifest of the run once every game is logged: complete, and since when."""
+    return replace(manifest, status="complete", finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
 
 
 def reopen_run(run_dir: Path, say: Callable[[str], None]) -> list[ledger.Entry]:
@@ -350,7 +345,7 @@ def execute(
     resume: bool = False,
     on_progress: Callable[[int, int], None] | None = None,
     on_note: Callable[[str], None] | None = None,
-) -> dict[str, Any]:
+) -> Manifest:
     """Play every unfinished game of the run; return the final manifest.
 
     With ``resume`` the configuration is the manifest's (verified against its digest);
@@ -361,7 +356,7 @@ def execute(
     """
     say = on_note or (lambda _m: None)
     if resume:
-        manifest = read_manifest(run_dir)
+        manifest = load_manifest(run_dir)
         stored = verified_config(run_dir, manifest)
         changes = {k: getattr(config, k) for k in RESUME_KEYS}
         if not config.chunk_size:  # automatic: keep the recorded size
@@ -386,8 +381,7 @@ def execute(
         _play(config, run_dir, pool, pending, done_games, on_progress, say)
     finally:
         pool.close(cancel=False)
-    manifest["status"] = "complete"
-    manifest["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    manifest = completed(manifest)
     write_manifest(run_dir, manifest)
     return manifest
 

@@ -102,7 +102,7 @@ class Case:
 
     def stored(self) -> dict[str, Any]:
         """What runs.json records about the case: its definition and the exact config."""
-        cfg = asdict(self.config())
+        cfg = self.config().as_dict()  # strategies as the list the JSON holds
         del cfg["command"]
         return {**asdict(self), "strategies": list(self.strategies), "config": cfg}
 
