@@ -336,19 +336,9 @@ def bets(con: duckdb.DuckDBPyConnection) -> Section:
 # --- bombs -----------------------------------------------------------------------------------
 
 
-def bombs(con: duckdb.DuckDBPyConnection) -> Section:
-    """When bombs are played and what they bring.
-
-    For each bomb: its trick number, the bomber's cards left after it, and the fewest
-    cards left in an opponent's hand at that moment (their last action before the bomb;
-    17 if they had not acted). The bombed trick's card points are those of every play in
-    that trick (classic values, or 1 per card under ``card_points=per_card``). A bomb
-    counts as "worth it" when it took its trick and the bomber ended the round with more
-    points than every opponent. Net points around a bomb: the bomber's round margin (round
-    total minus the best opponent's) in rounds where that seat bombed, against rounds
-    where the same strategy did not bomb.
-    """
-    base = f"""
+#: one row per bomb with the opponents' fewest cards left, the trick's points and the
+#: bomber's round margin (the ``rseats`` view of :func:`connect_runs`)
+_BOMB_ROWS = f"""
         WITH b AS (
           SELECT m.run, m.game_id, m.round, m.trick, m.turn, m.seat, m.hand_after,
                  m.won_trick, g.players
@@ -380,8 +370,22 @@ def bombs(con: duckdb.DuckDBPyConnection) -> Section:
           JOIN tp USING (run, game_id, round, trick)
           JOIN rseats r USING (run, game_id, round, seat))
     """
+
+
+def bombs(con: duckdb.DuckDBPyConnection) -> Section:
+    """When bombs are played and what they bring.
+
+    For each bomb: its trick number, the bomber's cards left after it, and the fewest
+    cards left in an opponent's hand at that moment (their last action before the bomb;
+    17 if they had not acted). The bombed trick's card points are those of every play in
+    that trick (classic values, or 1 per card under ``card_points=per_card``). A bomb
+    counts as "worth it" when it took its trick and the bomber ended the round with more
+    points than every opponent. Net points around a bomb: the bomber's round margin (round
+    total minus the best opponent's) in rounds where that seat bombed, against rounds
+    where the same strategy did not bomb.
+    """
     # one row per bomb, computed once (DuckDB-side) for both tables below
-    con.execute(f"CREATE OR REPLACE TEMP TABLE bomb_rows AS {base} SELECT * FROM full_")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE bomb_rows AS {_BOMB_ROWS} SELECT * FROM full_")
     summary = _pl(
         con,
         """

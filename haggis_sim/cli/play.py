@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .. import __version__
 from ..errors import InputError
 from .common import RuleOpt, RulesOpt, build_rules, fail
+
+if TYPE_CHECKING:
+    from .play_game import Table
 
 VsOpt = Annotated[
     list[str] | None,
@@ -104,12 +107,9 @@ def _play_against(
     if not -(2**63) <= seed < 2**63:
         raise fail(f"--seed must be a 64-bit integer, got {seed}")
 
-    from rich.console import Console
-
     from strategies import make
 
-    from .play_game import Table, check_out, default_out, play_game, write_game
-    from .play_session import LineReader, QuitGame
+    from .play_game import Table, check_out, default_out
 
     bots = []
     for spec in vs:
@@ -124,7 +124,17 @@ def _play_against(
         check_out(run_dir)
     except InputError as exc:
         raise fail(str(exc)) from None
-    table = Table(the_rules, my_seat, bots, seed)
+    _play_and_log(Table(the_rules, my_seat, bots, seed), run_dir)
+
+
+def _play_and_log(table: Table, run_dir: Path) -> None:
+    """Play the checked game at the terminal, then log it to ``run_dir`` as a run."""
+    from rich.console import Console
+
+    from .play_game import play_game, write_game
+    from .play_session import LineReader, QuitGame
+
+    my_seat, the_rules, seed = table.seat, table.rules, table.seed
     console = Console(highlight=False)
     console.print(
         f"haggis-sim play: you are seat {my_seat} against "
