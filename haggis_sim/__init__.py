@@ -8,9 +8,13 @@ only need a corner of the package, such as ``haggis-sim --help``, start fast.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+try:  # the one definition is pyproject.toml's ``version``
+    __version__ = importlib.metadata.version("haggis-sim")
+except importlib.metadata.PackageNotFoundError:  # imported from a source tree, not installed
+    __version__ = "0+unknown"
 
 # public name -> the module that defines it
 _API = {
