@@ -29,6 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "haggis_sim.errors",
             "haggis_sim.kernel",
             "haggis_sim.position",
+            "haggis_sim.selfplay",
             "haggis_sim.rules",
             "haggis_sim.transcript",
             "haggis_sim.presets",
