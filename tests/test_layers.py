@@ -39,6 +39,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("strategies", ("strategies",)),
     ("log format", ("haggis_sim.logs",)),
     ("simulation", ("haggis_sim.runner",)),
+    # training plays its games in the runner's compiled loop: it sits above the runner
+    ("training", ("haggis_sim.training",)),
     ("analytics", ("haggis_sim.analytics",)),
     # an experiment plays its arms (runner), compares them (analytics) and writes its
     # report (reports): it sits above all three
