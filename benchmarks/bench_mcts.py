@@ -36,33 +36,39 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _selfplay() -> Any:
+    """This checkout's :mod:`haggis_sim.selfplay`, loaded from its file: the tree measured
+    (``PYTHONPATH``; the baseline predates the module) supplies the engine it calls."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "haggis_sim.selfplay", ROOT / "haggis_sim" / "selfplay.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def positions(players: int, games: int) -> list[Any]:
     """Seat 0's observations in heuristic self-play games (independent of the MCTS code)."""
     import numpy as np
 
     import haggis_sim as hs
-    from haggis_sim.engine import layout as L
-    from haggis_sim.engine import state as S
     from haggis_sim.engine.rng import new_stream
     from strategies import make
 
     rules = hs.Rules.preset("revised", players=players).to_array()
     player = make("heuristic")
+    selfplay = _selfplay()
     out = []
     for g in range(games):
-        st = S.init_state(rules)
-        S.start_game(st, np.int64(5000 + g))
         streams = [new_stream(np.int64(g * 10 + s)) for s in range(players)]
-        while True:
-            if st[L.S_PHASE] == L.PH_ROUND_OVER:
-                if S.next_round(st):
-                    break
-                continue
-            seat = int(st[L.S_TO_ACT])
-            obs = S.observe(st, seat)
-            if seat == 0:
-                out.append(obs)
-            S.apply_action(st, np.int64(player.act_array(obs, streams[seat])))
+
+        def choose(seat: int, obs: Any, streams: list[Any] = streams) -> int:
+            return int(player.act_array(obs, streams[seat]))
+
+        out += selfplay.seat_positions(rules, 5000 + g, choose)
     return out
 
 

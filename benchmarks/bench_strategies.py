@@ -21,11 +21,10 @@ from pathlib import Path
 import numpy as np
 
 import haggis_sim as hs
-from haggis_sim.engine import layout as L
-from haggis_sim.engine import state as S
 from haggis_sim.engine.rng import new_stream
 from haggis_sim.runner.run import RunConfig, execute
 from haggis_sim.runner.summary import summarize
+from haggis_sim.selfplay import seat_positions
 from strategies import make
 
 # the default search until 2026-11-27: 200 iterations, no learned prior at the root
@@ -85,24 +84,22 @@ def decision_times(spec: str, players: int, games: int) -> tuple[float, float, f
     times: list[float] = []
     opponent = make("heuristic")
     for g in range(games):
-        st = S.init_state(rules)
-        S.start_game(st, np.int64(1000 + g))
         streams = [new_stream(np.int64(g * 10 + s)) for s in range(players)]
-        strat.act_array(S.observe(st, int(st[L.S_TO_ACT])), streams[0])  # warm
-        while True:
-            if st[L.S_PHASE] == L.PH_ROUND_OVER:
-                if S.next_round(st):
-                    break
-                continue
-            seat = int(st[L.S_TO_ACT])
-            obs = S.observe(st, seat)
-            if seat == 0:
-                t0 = time.perf_counter()
-                a = strat.act_array(obs, streams[seat])
-                times.append(time.perf_counter() - t0)
-            else:
-                a = opponent.act_array(obs, streams[seat])
-            S.apply_action(st, np.int64(a))
+        cold = [True]  # until the first decision: it warms the strategy up, untimed
+
+        def choose(seat: int, obs: np.ndarray, streams: list[np.ndarray] = streams,
+                   cold: list[bool] = cold) -> int:  # fmt: skip
+            if cold:
+                cold.clear()
+                strat.act_array(obs, streams[0])
+            if seat != 0:
+                return int(opponent.act_array(obs, streams[seat]))
+            t0 = time.perf_counter()
+            a = strat.act_array(obs, streams[seat])
+            times.append(time.perf_counter() - t0)
+            return int(a)
+
+        seat_positions(rules, 1000 + g, choose)
     ms = np.array(times) * 1000
     return float(ms.mean()), float(np.percentile(ms, 95)), float(ms.max()), len(ms)
 

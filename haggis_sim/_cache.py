@@ -28,10 +28,10 @@ COMPILED_SOURCES = (
     "haggis_sim/kernel.py",
     "haggis_sim/runner/chunk.py",
     "haggis_sim/runner/seating.py",
+    "haggis_sim/training/games.py",
     "strategies/ismcts.py",
     "strategies/kernels.py",
     "strategies/learned_features.py",
-    "strategies/learned_play.py",
     "strategies/simple_kernels.py",
 )
 

@@ -9,7 +9,8 @@ weights, row 0 for 2-player games, row 1 for 3-player games, which are different
 games to want their own), from version 3 the hidden layer ``hidden_weights`` (2,
 features, H), ``hidden_bias`` (2, H) and ``output`` (2, H) (H = 0: a linear model), and
 ``provenance`` (a JSON object as text: the training command, seed, games, presets,
-players, accuracy, date, git commit). Loading checks all of it and refuses a bad file
+players, accuracy, date, git commit; written by
+:mod:`haggis_sim.training.model_io`). Loading checks all of it and refuses a bad file
 with one-line :class:`~strategies.base.StrategyError`. Version 1 files (one weight per
 feature, for every player count) and version 2 files (linear) are still read.
 """
@@ -19,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -195,45 +195,3 @@ def _read_hidden(arrays: dict[str, np.ndarray], path: Path, who: str, nf: int) -
                 f"got {a.shape} of {a.dtype}"
             )
     return Hidden(wh.astype(np.float64), bh.astype(np.float64), out.astype(np.float64))
-
-
-def model_bytes(
-    weights: np.ndarray, provenance: dict[str, Any], hidden: Hidden | None = None
-) -> bytes:
-    """The ``.npz`` bytes of a model (what :func:`save_model` writes): ``weights`` of
-    shape (2, features), or (features,) for both player counts, and the hidden layer
-    (none: H = 0, a linear model)."""
-    if hidden is None:
-        hidden = Hidden(np.zeros((2, N_FEATURES, 0)), np.zeros((2, 0)), np.zeros((2, 0)))
-    buf = io.BytesIO()
-    np.savez(
-        buf,
-        format_version=np.int64(FORMAT_VERSION),
-        features=np.array(FEATURES),
-        weights=per_player_count(weights),
-        hidden_weights=hidden.weights,
-        hidden_bias=hidden.bias,
-        output=hidden.output,
-        provenance=np.array(json.dumps(provenance, sort_keys=True)),
-    )
-    return buf.getvalue()
-
-
-def save_model(
-    path: Path,
-    weights: np.ndarray,
-    provenance: dict[str, Any],
-    force: bool = False,
-    hidden: Hidden | None = None,
-) -> None:
-    """Write a model atomically (temporary file, then rename); refuse to overwrite
-    an existing file unless ``force`` (StrategyError)."""
-    if path.exists() and not force:
-        raise StrategyError(f"{path} exists; pass --force to overwrite it")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(model_bytes(weights, provenance, hidden))
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise StrategyError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -29,6 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "haggis_sim.errors",
             "haggis_sim.kernel",
             "haggis_sim.position",
+            "haggis_sim.selfplay",
             "haggis_sim.rules",
             "haggis_sim.transcript",
             "haggis_sim.presets",
@@ -41,6 +42,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("strategies", ("strategies",)),
     ("log format", ("haggis_sim.logs",)),
     ("simulation", ("haggis_sim.runner",)),
+    # training plays its games in the runner's compiled loop: it sits above the runner
+    ("training", ("haggis_sim.training",)),
     ("analytics", ("haggis_sim.analytics",)),
     # an experiment plays its arms (runner), compares them (analytics) and writes its
     # report (reports): it sits above all three

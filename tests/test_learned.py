@@ -23,6 +23,10 @@ from haggis_sim.cli import app
 from haggis_sim.engine import layout as L
 from haggis_sim.engine import state as S
 from haggis_sim.engine.rng import new_stream
+from haggis_sim.training.fit import fit, fit_hidden, hidden_scores
+from haggis_sim.training.metrics import top1
+from haggis_sim.training.model_io import model_bytes
+from haggis_sim.training.positions import generate
 from strategies import StrategyError
 from strategies.builtin import LearnedStrategy
 from strategies.learned_features import FEATURES, N_FEATURES, decision_features
@@ -32,9 +36,7 @@ from strategies.learned_model import (
     SHIPPED_MODELS,
     Hidden,
     load_model,
-    model_bytes,
 )
-from strategies.learned_train import fit, fit_hidden, generate, hidden_scores, top1
 
 ACTIVE = (L.PH_PLAY, L.PH_GIVE_TRICK, L.PH_GIVE_HAGGIS)
 DEAL = [L.S_HAND, L.S_HAND + 1, L.S_HAND + 2, L.S_HAGGIS]
@@ -374,7 +376,7 @@ def test_the_fit_learns_a_planted_rule() -> None:
 def test_ctrl_c_during_training_says_so_and_writes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import strategies.learned_train as learned_train
+    import haggis_sim.training.train as learned_train
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
@@ -392,7 +394,7 @@ def test_ctrl_c_after_the_positions_were_written_says_where_they_are(
 ) -> None:
     """--data is written after stage 1's games, before the fit: a Ctrl-C during the fit
     keeps it, and the message says so instead of "nothing written"."""
-    import strategies.learned_train as learned_train
+    import haggis_sim.training.train as learned_train
 
     def interrupted_in_the_fit(out: Path, **kwargs: Any) -> None:
         kwargs["data"].write_bytes(b"positions")
@@ -662,7 +664,7 @@ def start_weights() -> dict[str, np.ndarray]:
 
 @pytest.fixture(scope="module")
 def improved() -> Any:
-    from strategies.learned_improve import improve
+    from haggis_sim.training.improve import improve
 
     return improve(start_weights(), **IMPROVE)  # type: ignore[arg-type]
 
@@ -672,7 +674,7 @@ def _no_time(info: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_stage2_is_deterministic_for_a_seed(improved: Any) -> None:
-    from strategies.learned_improve import improve
+    from haggis_sim.training.improve import improve
 
     again = improve(start_weights(), **IMPROVE)  # type: ignore[arg-type]
     assert np.array_equal(improved.weights, again.weights)
@@ -682,7 +684,7 @@ def test_stage2_is_deterministic_for_a_seed(improved: Any) -> None:
 
 
 def test_stage2_does_not_depend_on_jobs(improved: Any) -> None:
-    from strategies.learned_improve import improve
+    from haggis_sim.training.improve import improve
 
     two = improve(start_weights(), **IMPROVE, jobs=2)  # type: ignore[arg-type]
     assert np.array_equal(improved.weights, two.weights)
@@ -693,8 +695,8 @@ def test_stage2_never_returns_weights_worse_than_its_start(monkeypatch: Any) -> 
     """Elitist: wild steps (sigma as large as the weights) on 2 games an iteration let
     luck pick a poor incumbent, yet the returned weights score at least the chosen
     start's on the final games, replayed here independently of ``improve``."""
-    import strategies.learned_improve as LI
-    from strategies.learned_play import schedule, spec_row
+    import haggis_sim.training.improve as LI
+    from haggis_sim.training.games import schedule, spec_row
 
     monkeypatch.setattr(LI, "SIGMA0", 1.0)
     monkeypatch.setattr(LI, "SIGMA_RANGE", (1.0, 1.0))
@@ -710,7 +712,7 @@ def test_stage2_never_returns_weights_worse_than_its_start(monkeypatch: Any) -> 
 
 
 def test_follow_heuristic_ranks_the_heuristic_first(tiny_positions: Any) -> None:
-    from strategies.learned_improve import FOLLOW_SHARE, follow_heuristic
+    from haggis_sim.training.improve import FOLLOW_SHARE, follow_heuristic
 
     p = tiny_positions
     x = p.features.astype(np.float64)
@@ -738,3 +740,37 @@ def test_train_refuses_bad_stage2_options(
     res = runner.invoke(app, ["train", "--out", str(out), "--games", "5", option, value])
     one_line_error(res, *words)
     assert not out.exists()
+
+
+def test_stage2_batch_games_are_the_games_a_python_walk_plays() -> None:
+    """The compiled batch play (the runner's game loop, without logs) gives each game of a
+    schedule the winner and scores that a move-by-move Python walk of the same deal, seat
+    entries and seat streams gives: the entries, seeds and streams reach the right seats."""
+    from haggis_sim import kernel as K
+    from haggis_sim.selfplay import play_out
+    from haggis_sim.training.games import play_games, schedule, spec_row, weights_row
+    from strategies import kernels
+
+    sched = schedule(9, (1,), 8, 2, [("revised", 2), ("classic", 3)])
+    opponents = [spec_row("heuristic"), spec_row("random")]  # random: the streams matter
+    model = load_model(MODELS_DIR / SHIPPED_MODELS["gen2"])
+    rows = [weights_row(model.weights)] + [row for _, row in opponents]
+    sids = np.array([kernels.LEARNED_ID] + [sid for sid, _ in opponents], dtype=np.int64)
+    params = np.zeros((len(rows), max(len(r) for r in rows)))
+    for i, r in enumerate(rows):
+        params[i, : len(r)] = r
+    out = np.empty((len(sched), 4), dtype=np.int64)
+    play_games(sched.rules, sids, params, sched.entries, sched.words, out)
+    buf = np.empty(K.MAX_MOVES, dtype=np.int64)
+    for g in range(len(sched)):
+        players = int(sched.rules[g, L.R_PLAYERS])
+        streams = [K.new_stream(sched.words[g, 1 + s]) for s in range(players)]
+
+        def choose(seat: int, obs: np.ndarray, g: int = g, streams: list[Any] = streams) -> int:
+            e = sched.entries[g, seat]
+            return int(kernels.act(sids[e], obs, params[e], streams[seat], buf))
+
+        st = play_out(sched.rules[g], sched.words[g, 0], choose)
+        scores = [int(st[L.S_SCORE + s]) if s < players else -1 for s in range(3)]
+        assert out[g].tolist() == [int(st[L.S_WINNER]), *scores], g
+    assert len(set(out[:, 0].tolist())) > 1  # not one seat winning everything

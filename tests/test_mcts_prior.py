@@ -19,6 +19,7 @@ import strategies
 from haggis_sim.engine import layout as L
 from haggis_sim.engine import state as S
 from haggis_sim.engine.rng import new_stream
+from haggis_sim.training.model_io import model_bytes
 from strategies import ismcts
 from strategies.base import InertParameterError, StrategyError
 from strategies.builtin import MctsStrategy
@@ -28,7 +29,6 @@ from strategies.learned_model import (
     MODELS_DIR,
     SHIPPED_MODELS,
     load_model,
-    model_bytes,
 )
 
 PRIOR_MODEL = MODELS_DIR / SHIPPED_MODELS[MCTS_PRIOR_MODEL]  # the model default mcts reads
@@ -196,7 +196,7 @@ def test_the_train_commands_default_teacher_is_the_library_default() -> None:
     import inspect
 
     from haggis_sim.cli.train import train
-    from strategies.learned_train import DEFAULT_GAMES, DEFAULT_TEACHER, HIDDEN, generate
+    from haggis_sim.training.train import DEFAULT_GAMES, DEFAULT_TEACHER, HIDDEN, generate
 
     cli = inspect.signature(train).parameters
     assert cli["teacher"].default == DEFAULT_TEACHER

@@ -190,28 +190,21 @@ def _position_actions_digest(preset: str, players: int, spec: str, skip_bets: bo
     import numpy as np
 
     import strategies
-    from haggis_sim.engine import layout as L
     from haggis_sim.engine import state as S
     from haggis_sim.engine.rng import new_stream
+    from haggis_sim.selfplay import seat_positions
 
     strat = strategies.make(spec)
     player = strategies.make("greedy")  # its decisions have not changed since d124337
     assert isinstance(strat, strategies.CompiledStrategy)
     assert isinstance(player, strategies.CompiledStrategy)
-    st = S.init_state(hs.Rules.preset(preset, players=players).to_array())
-    S.start_game(st, np.int64(77))
     streams = [new_stream(np.int64(s)) for s in range(players)]
+    rules = hs.Rules.preset(preset, players=players).to_array()
+    seen = seat_positions(rules, 77, lambda seat, obs: player.act_array(obs, streams[seat]))
     actions = []
-    while True:
-        if st[L.S_PHASE] == L.PH_ROUND_OVER:
-            if S.next_round(st):
-                break
-            continue
-        seat = int(st[L.S_TO_ACT])
-        obs = S.observe(st, seat)
-        if seat == 0 and not (skip_bets and S.can_bet(obs, 0)):
+    for obs in seen:
+        if not (skip_bets and S.can_bet(obs, 0)):
             actions.append(strat.act_array(obs, new_stream(np.int64(len(actions)))))
-        S.apply_action(st, np.int64(player.act_array(obs, streams[seat])))
     return f"{len(actions)}:" + hashlib.sha256(repr(actions).encode()).hexdigest()[:16]
 
 

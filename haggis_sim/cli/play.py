@@ -180,7 +180,8 @@ def list_strategies() -> None:
             typer.echo("    (no parameters)")
         if name == "learned":  # the shipped model and how it was trained
             from strategies.learned_model import DEFAULT_MODEL, load_model
-            from strategies.learned_train import describe
+
+            from ..training.provenance import describe
 
             try:
                 prov = describe(load_model(DEFAULT_MODEL).provenance)

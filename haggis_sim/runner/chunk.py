@@ -41,10 +41,14 @@ def _room_for_a_game(
 
 
 @njit(cache=True)
-def _seat_to_act(st: np.ndarray, gid: int, rounds: np.ndarray, cursor: np.ndarray) -> int:
-    """Log every round that has ended and deal the next; the seat to act, -1 at game end."""
+def _seat_to_act(
+    st: np.ndarray, gid: int, rounds: np.ndarray, cursor: np.ndarray, log_rounds: bool = True
+) -> int:
+    """Log every round that has ended (unless not ``log_rounds``) and deal the next; the
+    seat to act, -1 at game end."""
     while st[L.S_PHASE] == L.PH_ROUND_OVER:
-        R.record_round(st, gid, rounds, cursor)
+        if log_rounds:
+            R.record_round(st, gid, rounds, cursor)
         if S.next_round(st):
             return -1
     return int(st[L.S_TO_ACT])
@@ -63,9 +67,44 @@ def _commit(
 ) -> None:
     """Apply and log the chosen action; a bet is logged with the bettor's hand strength."""
     strength = np.int64(-1)
-    if (action >> L.TYPE_SHIFT) == L.T_BET:
+    if log_moves and (action >> L.TYPE_SHIFT) == L.T_BET:
         strength = np.int64(hand_strength(obs, seat) * 100.0 + 0.5)
     R.step_recorded(st, np.int64(action), gid, moves, cursor, log_moves, strength)
+
+
+@njit(cache=True)
+def play_one_game(
+    st: np.ndarray,
+    deal_seed: int,
+    rngs: np.ndarray,
+    sids: np.ndarray,
+    params: np.ndarray,
+    seat_entries: np.ndarray,
+    gid: int,
+    log: bool,
+    log_moves: bool,
+    moves: np.ndarray,
+    rounds: np.ndarray,
+    cursor: np.ndarray,
+    buf: np.ndarray,
+) -> None:
+    """Play one whole game on ``st`` (from ``init_state``), dealt from ``deal_seed``:
+    seat ``s`` plays strategy entry ``seat_entries[s]`` (kernel ``sids[e]``, parameters
+    ``params[e]``) drawing from its stream ``rngs[s]``.
+
+    The one compiled game loop: the runner calls it with ``log`` on, recording rounds (and
+    with ``log_moves`` moves) as game ``gid``; training plays without logs (``log`` and
+    ``log_moves`` off, the buffers then unused). The game itself is the same either way.
+    """
+    S.start_game(st, deal_seed)
+    while True:
+        seat = _seat_to_act(st, gid, rounds, cursor, log)
+        if seat < 0:
+            break
+        obs = S.observe(st, seat)
+        e = seat_entries[seat]
+        a = compiled_act(sids[e], obs, params[e], rngs[seat], buf)
+        _commit(st, a, obs, seat, gid, moves, cursor, log and log_moves)
 
 
 @njit(cache=True)
@@ -92,17 +131,10 @@ def _play_compiled(
     i = start
     while i < game_ids.shape[0] and _room_for_a_game(moves, rounds, cursor, log_moves):
         gid = game_ids[i]
-        S.start_game(st, seeds[i])
         for s in range(n):
             rngs[s, 0] = new_stream(strategy_seed(run_seed, gid, s))[0]
-        while True:
-            seat = _seat_to_act(st, gid, rounds, cursor)
-            if seat < 0:
-                break
-            obs = S.observe(st, seat)
-            e = entries[i, seat]
-            a = compiled_act(sids[e], obs, params[e], rngs[seat], buf)
-            _commit(st, a, obs, seat, gid, moves, cursor, log_moves)
+        play_one_game(st, seeds[i], rngs, sids, params, entries[i], gid, True, log_moves,
+                      moves, rounds, cursor, buf)  # fmt: skip
         R.record_game(st, gid, games, cursor)
         i += 1
     return i

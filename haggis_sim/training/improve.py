@@ -34,12 +34,12 @@ from typing import Any
 
 import numpy as np
 
-from haggis_sim.stats import wilson
+from strategies.kernels import LEARNED_ID
+from strategies.learned_features import FEATURES
 
-from .kernels import LEARNED_ID
-from .learned_features import FEATURES
-from .learned_metrics import top1
-from .learned_play import Schedule, outcomes, schedule, spec_row, weights_row
+from .checks import TAG_CHECK, check_summary
+from .games import Schedule, outcomes, schedule, spec_row, weights_row
+from .metrics import top1
 
 POOL: tuple[str, ...] = ("heuristic", "heuristic:bomb=never", "heuristic:bet=0.45",
                          "heuristic:bet=0.7,big=0.8", "heuristic:wild=0.2", "heuristic:wild=0.8",
@@ -51,8 +51,8 @@ SIGMA0 = 0.15  # first step size, relative to the RMS of the weights
 SIGMA_RANGE = (0.01, 1.0)
 FOLLOW_SHARE = 0.9  # the heuristic-following start ranks the heuristic's choice first this often
 CHUNK = 120  # games per worker task
-# seed-sequence tags keep the games of each purpose apart
-TAG_ITER, TAG_START, TAG_FINAL, TAG_CHECK = 11, 12, 13, 14
+# seed-sequence tags keep the games of each purpose apart (TAG_CHECK = 14: the checks')
+TAG_ITER, TAG_START, TAG_FINAL = 11, 12, 13
 CHECK_PRESET = ("revised", 2)  # haggis-sim run's default rules and player count
 
 Progress = Callable[[int, int, str], None]
@@ -113,18 +113,6 @@ class Evaluator:
         return [np.concatenate(res[c * per : (c + 1) * per]) for c in range(len(cands))]
 
 
-def check_summary(wins: int, games: int, preset: tuple[str, int]) -> dict[str, Any]:
-    """A held-out check's record: ``wins`` of ``games`` on ``preset`` (rules, players),
-    with its rate and 95% Wilson interval."""
-    return {
-        "games": games,
-        "rules": f"{preset[0]}, {preset[1]} players, rotated seats, fresh deals",
-        "wins": wins,
-        "win_rate": round(wins / games, 4),
-        "wilson95": [round(x, 4) for x in wilson(wins, games)],
-    }
-
-
 def follow_heuristic(
     weights: np.ndarray, x: np.ndarray, decision: np.ndarray, heuristic: np.ndarray
 ) -> np.ndarray:
@@ -144,6 +132,47 @@ def follow_heuristic(
     out = weights.copy()
     out[j] += hi
     return out
+
+
+def _search(
+    ev: Evaluator,
+    start: np.ndarray,
+    *,
+    seed: int,
+    iters: int,
+    games: int,
+    pool: list[tuple[int, np.ndarray]],
+    combos: list[tuple[str, int]],
+    tick: Callable[[str], None],
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """The evolution strategy's ``iters`` iterations from ``start`` (module doc): the
+    final incumbent, and the record of the search."""
+    inc = start.copy()
+    scale = float(np.sqrt(np.mean(start**2))) or 1.0
+    sigma = SIGMA0
+    history = []
+    accepted = 0
+    per_candidate = len(schedule(seed, (TAG_START,), games, len(pool), combos))
+    for t in range(iters):
+        rng = np.random.default_rng([seed & (2**64 - 1), TAG_ITER, t])
+        cands = [inc] + [inc + sigma * scale * rng.standard_normal(len(inc))
+                         for _ in range(LAMBDA)]  # fmt: skip
+        sched = schedule(seed, (TAG_ITER, t), games, len(pool) + 1, combos)
+        per_candidate = len(sched)
+        table = pool + [(LEARNED_ID, weights_row(inc))]
+        scores = [objective(r, sched) for r in ev.run(sched, cands, table)]
+        best = 1 + int(np.argmax(scores[1:]))
+        success = scores[best] > scores[0]
+        if success:
+            inc = cands[best]
+            accepted += 1
+        sigma *= np.exp(0.8 if success else -0.2)
+        sigma = float(np.clip(sigma, *SIGMA_RANGE))
+        history.append([round(scores[0], 4), round(scores[best], 4), round(sigma, 4)])
+        tick(f"iteration {t + 1}: {scores[0]:.3f} -> {scores[best]:.3f}")
+    record = {"games_per_candidate": per_candidate, "accepted_steps": accepted,
+              "history": history}  # fmt: skip
+    return inc, record
 
 
 def improve(
@@ -180,29 +209,8 @@ def improve(
         chosen = names[int(np.argmax(first))]
         start = starts[chosen]
         tick(f"start: {chosen} ({max(first):.3f})")
-        inc = start.copy()
-        scale = float(np.sqrt(np.mean(start**2))) or 1.0
-        sigma = SIGMA0
-        history = []
-        accepted = 0
-        per_candidate = len(sched)
-        for t in range(iters):
-            rng = np.random.default_rng([seed & (2**64 - 1), TAG_ITER, t])
-            cands = [inc] + [inc + sigma * scale * rng.standard_normal(len(inc))
-                             for _ in range(LAMBDA)]  # fmt: skip
-            sched = schedule(seed, (TAG_ITER, t), games, len(pool) + 1, combos)
-            per_candidate = len(sched)
-            table = pool + [(LEARNED_ID, weights_row(inc))]
-            scores = [objective(r, sched) for r in ev.run(sched, cands, table)]
-            best = 1 + int(np.argmax(scores[1:]))
-            success = scores[best] > scores[0]
-            if success:
-                inc = cands[best]
-                accepted += 1
-            sigma *= np.exp(0.8 if success else -0.2)
-            sigma = float(np.clip(sigma, *SIGMA_RANGE))
-            history.append([round(scores[0], 4), round(scores[best], 4), round(sigma, 4)])
-            tick(f"iteration {t + 1}: {scores[0]:.3f} -> {scores[best]:.3f}")
+        inc, record = _search(ev, start, seed=seed, iters=iters, games=games, pool=pool,
+                              combos=combos, tick=tick)  # fmt: skip
         sched = schedule(seed, (TAG_FINAL,), 2 * games, len(pool), combos)
         final = [objective(r, sched) for r in ev.run(sched, [start, inc], pool)]
         weights = inc if final[1] >= final[0] else start
@@ -217,13 +225,13 @@ def improve(
         "optimiser": f"(1+{LAMBDA}) evolution strategy, one-fifth rule, common random numbers",
         "objective": f"mean of win + {MARGIN_WEIGHT} * clip(margin / target, -1, 1)",
         "iters": iters,
-        "games_per_candidate": per_candidate,
+        "games_per_candidate": record["games_per_candidate"],
         "pool": [*POOL, SELF],
         "presets_players": [f"{p}/{n_}" for p, n_ in combos],
         "starts": {n_: round(s, 4) for n_, s in zip(names, first, strict=True)},
         "start_chosen": chosen,
-        "accepted_steps": accepted,
-        "history": history,
+        "accepted_steps": record["accepted_steps"],
+        "history": record["history"],
         "final_games": len(sched),
         "final_objective": {"start": round(final[0], 4), "improved": round(final[1], 4)},
         "returned": "improved" if weights is inc else "start",

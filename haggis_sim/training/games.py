@@ -1,10 +1,10 @@
-"""Whole games between compiled strategies at full speed, for the learned model's stage 2.
+"""Whole games between compiled strategies at full speed, for stage 2 and the checks.
 
-:func:`play_games` plays a batch of games wholly in compiled code (the same loop as the
-runner's, without logs: the runner sits above ``strategies`` in the layers, so training
-cannot call it). :func:`schedule` lays out which deal, rules and line-up each game of an
-evaluation plays, from (seed, tag, round, unit) alone, so an evaluation does not depend on
-how its games are split over processes.
+:func:`play_games` plays a batch of games wholly in compiled code, each through the
+runner's own game loop (:func:`haggis_sim.runner.chunk.play_one_game`) without logs.
+:func:`schedule` lays out which deal, rules and line-up each game of an evaluation
+plays, from (seed, tag, round, unit) alone, so an evaluation does not depend on how its
+games are split over processes.
 """
 
 from __future__ import annotations
@@ -15,47 +15,43 @@ import numpy as np
 
 import haggis_sim as hs
 from haggis_sim import kernel as K
+from haggis_sim._cache import njit
+from haggis_sim.engine import record as R
 from haggis_sim.engine import state as S
-from haggis_sim.kernel import njit
-
-from . import kernels
-from .learned_features import N_FEATURES
-from .learned_model import param_row
-from .registry import make
+from haggis_sim.runner.chunk import play_one_game
+from strategies import kernels, make
+from strategies.learned_features import N_FEATURES
+from strategies.learned_model import param_row
 
 L = K.layout
 WIDTH = 1 + 2 * N_FEATURES  # a learned model's parameter array; every row is padded to it
 
 
 @njit(cache=True)
-def play_games(  # type: ignore[no-untyped-def]  # numba infers the array types
-    rules, sids, params, entries, words, out
-):
+def play_games(
+    rules: np.ndarray,
+    sids: np.ndarray,
+    params: np.ndarray,
+    entries: np.ndarray,
+    words: np.ndarray,
+    out: np.ndarray,
+) -> None:
     """Play game ``g`` of ``rules[g]`` (one rules array per row) with strategy entry
     ``entries[g, seat]`` in each seat (kernel ``sids[e]``, parameters ``params[e]``),
     deal seed ``words[g, 0]`` and seat streams from ``words[g, 1 + seat]``; write the
     winner and the three final scores (-1: no such seat) to ``out[g]``."""
     buf = np.empty(K.MAX_MOVES, dtype=np.int64)
     rngs = np.empty((3, 1), dtype=np.uint64)
+    moves = np.empty((1, R.N_MOVE_COLUMNS), dtype=np.int64)  # no logs: never written
+    rounds = np.empty((1, R.N_ROUND_COLUMNS), dtype=np.int64)
+    cursor = np.zeros(R.N_CURSOR, dtype=np.int64)
     for g in range(rules.shape[0]):
         st = S.init_state(rules[g])
-        S.start_game(st, words[g, 0])
         n = rules[g, L.R_PLAYERS]
         for s in range(n):
             rngs[s, 0] = K.new_stream(words[g, 1 + s])[0]
-        while True:
-            over = False
-            while st[L.S_PHASE] == L.PH_ROUND_OVER:
-                if S.next_round(st):
-                    over = True
-                    break
-            if over:
-                break
-            seat = st[L.S_TO_ACT]
-            obs = K.observe(st, seat)
-            e = entries[g, seat]
-            a = kernels.act(sids[e], obs, params[e], rngs[seat], buf)
-            K.apply_action(st, np.int64(a))
+        play_one_game(st, words[g, 0], rngs, sids, params, entries[g], 0, False, False,
+                      moves, rounds, cursor, buf)  # fmt: skip
         out[g, 0] = st[L.S_WINNER]
         for s in range(3):
             out[g, 1 + s] = st[L.S_SCORE + s] if s < n else -1

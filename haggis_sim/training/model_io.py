@@ -1,0 +1,58 @@
+"""Writing the ``learned`` strategy's model file (the format:
+:mod:`strategies.learned_model`, which reads it)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from strategies import StrategyError
+from strategies.learned_features import FEATURES, N_FEATURES
+from strategies.learned_model import FORMAT_VERSION, Hidden, per_player_count
+
+
+def model_bytes(
+    weights: np.ndarray, provenance: dict[str, Any], hidden: Hidden | None = None
+) -> bytes:
+    """The ``.npz`` bytes of a model (what :func:`save_model` writes): ``weights`` of
+    shape (2, features), or (features,) for both player counts, and the hidden layer
+    (none: H = 0, a linear model)."""
+    if hidden is None:
+        hidden = Hidden(np.zeros((2, N_FEATURES, 0)), np.zeros((2, 0)), np.zeros((2, 0)))
+    buf = io.BytesIO()
+    np.savez(
+        buf,
+        format_version=np.int64(FORMAT_VERSION),
+        features=np.array(FEATURES),
+        weights=per_player_count(weights),
+        hidden_weights=hidden.weights,
+        hidden_bias=hidden.bias,
+        output=hidden.output,
+        provenance=np.array(json.dumps(provenance, sort_keys=True)),
+    )
+    return buf.getvalue()
+
+
+def save_model(
+    path: Path,
+    weights: np.ndarray,
+    provenance: dict[str, Any],
+    force: bool = False,
+    hidden: Hidden | None = None,
+) -> None:
+    """Write a model atomically (temporary file, then rename); refuse to overwrite
+    an existing file unless ``force`` (StrategyError)."""
+    if path.exists() and not force:
+        raise StrategyError(f"{path} exists; pass --force to overwrite it")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(model_bytes(weights, provenance, hidden))
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise StrategyError(f"cannot write {path}: {exc.strerror or exc}") from None
