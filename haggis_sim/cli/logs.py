@@ -22,16 +22,26 @@ def query(
     force: Annotated[
         bool, typer.Option("--force", help="Replace the --to file if it already exists.")
     ] = False,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout",
+            help="Stop the statement after this many seconds (more than 0, at most 86,400); "
+            "exit status 2.",
+        ),
+    ] = 600.0,
 ) -> None:
     """Run one read-only DuckDB SQL statement over a run's Parquet logs.
 
     The statement can read the run's games, rounds and moves and nothing else: no other
     file, no network, no extension, and it cannot change anything (see the README).
+    It is stopped past --timeout (status 2), on Ctrl-C (130) or SIGTERM (143), leaving
+    neither a partial --to nor DuckDB's spill folder.
     """
     import duckdb
 
     from ..logs.manifest import load_manifest
-    from ..logs.query import run_query
+    from ..logs.query import Terminated, run_query, sigterm_stops
 
     if not (run_dir / "manifest.json").exists():
         raise fail(f"{run_dir} is not a haggis-sim run folder (no manifest.json)")
@@ -39,9 +49,15 @@ def query(
         raise fail("the SQL query is empty")
     try:
         load_manifest(run_dir)  # a damaged manifest is not a run to query
-        shown = run_query(run_dir, sql, to, force=force)
+        with sigterm_stops():
+            shown = run_query(run_dir, sql, to, force=force, timeout=timeout)
     except (duckdb.Error, InputError, OSError) as exc:  # SQL errors, QueryError, bad logs
         raise fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM: cleaned up by run_query
+        word, status = ("terminated", 143) if isinstance(exc, Terminated) else ("interrupted", 130)
+        where = f"; nothing was written to {to}" if to is not None else ""
+        typer.echo(f"{word}: the query was stopped{where}", err=True)
+        raise typer.Exit(code=status) from None
     if to is not None:
         typer.echo(f"wrote {to}")
     else:

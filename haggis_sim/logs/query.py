@@ -5,7 +5,9 @@ before anything else runs: it may read the Parquet parts it was given and nothin
 other file, no network, no extension), it spills large sorts to a temporary folder only
 DuckDB's own buffer manager uses, and its configuration is locked so no statement can
 lift these limits. ``haggis-sim query`` further takes a single read-only statement
-(:func:`read_only_statement`) and writes ``--to`` files itself, atomically.
+(:func:`read_only_statement`) and writes ``--to`` files itself, atomically; it stops the
+statement past a time limit, on Ctrl-C or on SIGTERM, and removes its spill folder on every
+exit it survives (and those of dead processes at its next start, :func:`sweep_stale_spills`).
 
 Damaged parts (truncated, overwritten) are reported as :class:`logs.DamagedLogError` naming
 the file, never as a DuckDB traceback.
@@ -18,9 +20,15 @@ import io
 import os
 import re
 import secrets
+import shutil
+import signal
 import tempfile
-from collections.abc import Sequence
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from types import FrameType
+from typing import IO, Any
 
 import duckdb
 import polars as pl
@@ -40,10 +48,31 @@ _EXPLAIN = re.compile(r"^\s*EXPLAIN\s+(?:ANALYZE\s+)?(?:\([^)]*\)\s*)?", re.IGNO
 # error may name no file, e.g. "TProtocolException: Invalid data")
 _DECODE_WORDS = ("parquet", "thrift", "tprotocol", "magic bytes", "decompress", "corrupt")
 _BATCH_ROWS = 100_000
+DEFAULT_TIMEOUT = 600.0
+"""Seconds a ``query`` statement may run (``--timeout``) unless told otherwise: 10 minutes."""
+MAX_TIMEOUT = 86_400.0
+"""The longest ``--timeout`` accepted: one day."""
+SPILL_PREFIX = "haggis-duckdb-"
+# a spill folder of new_connection: the prefix, the process id, 16 lowercase hex digits
+_SPILL_NAME = re.compile(r"haggis-duckdb-([0-9]+)-[0-9a-f]{16}")
+_POLL = 0.05  # seconds between looks at the running statement: the latency of Ctrl-C
 
 
 class QueryError(InputError):
     """A statement ``query`` refuses, one that fails while it runs, or a bad ``--to``."""
+
+
+class QueryTimeout(QueryError):
+    """The statement ran past its time limit and DuckDB was interrupted."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread (:func:`sigterm_stops`) so that it stops a
+    query, and cleans up after it, exactly as Ctrl-C does."""
+
+
+class _Halted(Exception):
+    """Raised in the worker thread when it is told to stop between two batches."""
 
 
 def _lit(text: str) -> str:
@@ -84,7 +113,7 @@ def new_connection(files: Sequence[Path] = ()) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
     limit = os.environ.get("HAGGIS_SIM_DUCKDB_MEMORY", "2GB")
     spill = os.path.join(
-        tempfile.gettempdir(), f"haggis-duckdb-{os.getpid()}-{secrets.token_hex(8)}"
+        tempfile.gettempdir(), f"{SPILL_PREFIX}{os.getpid()}-{secrets.token_hex(8)}"
     )
     settings = [
         f"SET memory_limit = {_lit(limit)}",
@@ -234,21 +263,33 @@ def _check_target(run_dir: Path, to: Path, force: bool) -> None:
         raise QueryError(f"--to {to} is inside the run's logs; write it elsewhere")
 
 
-def _write(reader: pa.RecordBatchReader, tmp: Path, suffix: str) -> None:
-    """Stream the result into ``tmp``: memory stays one batch, whatever the result size."""
-    if suffix == ".parquet":
-        with pq.ParquetWriter(tmp, reader.schema, compression="zstd") as writer:
-            for batch in reader:
+def _write(schema: pa.Schema, batches: Iterable[pa.RecordBatch], tmp: Path, to: Path) -> None:
+    """Stream the result into ``tmp``: memory stays one batch, whatever the result size.
+
+    A write the disk refuses is a QueryError naming ``to`` (polars' own error names no file).
+    """
+    if to.suffix == ".parquet":
+        with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+            for batch in batches:
                 writer.write_batch(batch)
         return
     with open(tmp, "wb") as fh:
-        frame = pl.from_arrow(reader.schema.empty_table())
-        assert isinstance(frame, pl.DataFrame)
-        frame.write_csv(fh)
-        for batch in reader:
-            part = pl.from_arrow(batch)
-            assert isinstance(part, pl.DataFrame)
-            part.write_csv(fh, include_header=False)
+        _write_csv(schema.empty_table(), fh, to, header=True)
+        for batch in batches:
+            _write_csv(batch, fh, to, header=False)
+
+
+def _write_csv(data: pa.Table | pa.RecordBatch, fh: IO[bytes], to: Path, header: bool) -> None:
+    frame = pl.from_arrow(data)
+    assert isinstance(frame, pl.DataFrame)
+    try:
+        frame.write_csv(fh, include_header=header)
+    except (OSError, pl.exceptions.PolarsError) as exc:  # "File too large (os error 27)"
+        raise QueryError(f"cannot write --to {to}: {_first_line(exc)}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 def _reader(rel: duckdb.DuckDBPyRelation) -> pa.RecordBatchReader:
@@ -268,40 +309,217 @@ def _failure(run_dir: Path, files: Sequence[Path], exc: Exception) -> ValueError
     return QueryError(line)
 
 
-def run_query(run_dir: Path, sql: str, to: Path | None = None, force: bool = False) -> str | None:
+# --- stopping a statement, and its spill folder --------------------------------------------------
+
+
+def check_timeout(seconds: float) -> float:
+    """``seconds`` if it is a usable time limit (more than 0, at most a day); QueryError if not."""
+    if not 0 < seconds <= MAX_TIMEOUT:  # NaN too
+        raise QueryError(
+            f"--timeout must be more than 0 and at most {MAX_TIMEOUT:,.0f} seconds, got {seconds:g}"
+        )
+    return seconds
+
+
+@contextlib.contextmanager
+def sigterm_stops() -> Iterator[None]:
+    """While inside, SIGTERM raises :class:`Terminated` in the main thread.
+
+    A process ended by SIGTERM's default action removes nothing: DuckDB's spill folder
+    (gigabytes, for a big sort) and the ``--to`` temporary would stay. Raised as an
+    exception, it runs the same cleanup as Ctrl-C. Outside the main thread (where no
+    handler can be installed) this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raise_terminated(signum: int, frame: FrameType | None) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+def _run_stoppable(
+    con: duckdb.DuckDBPyConnection, work: Callable[[threading.Event], str | None], timeout: float
+) -> str | None:
+    """``work(stop)`` in a worker thread, waited for at most ``timeout`` seconds.
+
+    DuckDB runs in C++ and a Python signal handler runs only between bytecodes of the main
+    thread, so a statement run in the main thread cannot be stopped by Ctrl-C. Here the
+    main thread only waits, in short slices, so Ctrl-C (KeyboardInterrupt) and SIGTERM
+    (:class:`Terminated`) reach it within one slice. On either, and when the time is up,
+    DuckDB is interrupted and the worker waited for before the exception goes on (the
+    caller may then close the connection); QueryTimeout for the time limit. An exception
+    of ``work`` itself is raised here, in the calling thread.
+
+    The worker's end is an Event of its own, not ``Thread.join``: on Python 3.11 a
+    KeyboardInterrupt inside ``join`` can leave the thread marked as ended while it runs.
+    """
+    stop, done = threading.Event(), threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = work(stop)
+        except BaseException as exc:  # handed to the calling thread
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=target, name="haggis-sim-query", daemon=True)
+    deadline = time.monotonic() + timeout
+    try:
+        worker.start()
+        while not done.is_set() and time.monotonic() < deadline:
+            done.wait(min(_POLL, max(deadline - time.monotonic(), 0.0)))
+    except BaseException:  # Ctrl-C, SIGTERM
+        _halt(con, done, stop)
+        raise
+    if not done.is_set():
+        _halt(con, done, stop)
+        raise QueryTimeout(f"the query ran past --timeout {timeout:g} s and was stopped")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("value")
+
+
+def _halt(con: duckdb.DuckDBPyConnection, done: threading.Event, stop: threading.Event) -> None:
+    """Interrupt DuckDB until the worker is ``done``; a further Ctrl-C meanwhile changes nothing.
+
+    The interrupt is repeated: one sent between two DuckDB calls of the worker is lost, and
+    DuckDB refuses one (as "busy") while the worker is inside some of its calls.
+    """
+    stop.set()
+    while not done.is_set():
+        try:
+            with contextlib.suppress(duckdb.Error):
+                con.interrupt()
+            done.wait(_POLL)
+        except KeyboardInterrupt:
+            continue
+
+
+def _until(stop: threading.Event, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """``batches``, ending with _Halted once ``stop`` is set (writing is Python, not DuckDB)."""
+    for batch in batches:
+        if stop.is_set():
+            raise _Halted
+        yield batch
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (one of another user's, which cannot be signalled, does)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):  # another user's; no process id at all: not ours
+        return True
+    return True
+
+
+def sweep_stale_spills(folder: Path | None = None) -> list[Path]:
+    """Remove the spill folders that processes now dead left in ``folder``; return them.
+
+    ``folder`` defaults to the system temporary folder, where :func:`new_connection` puts
+    them. A process killed outright (``kill -9``, a crash) cannot remove its own. Only a
+    folder named exactly ``haggis-duckdb-<pid>-<16 hex digits>`` whose process is gone is
+    removed: never a live process's, a file or link of that name, or anything else.
+    """
+    folder = Path(tempfile.gettempdir()) if folder is None else folder
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return []
+    removed = []
+    for entry in entries:
+        match = _SPILL_NAME.fullmatch(entry.name)
+        if match is None or entry.is_symlink() or not entry.is_dir():
+            continue
+        if not _alive(int(match.group(1))):
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
+
+
+def _spill_folder(con: duckdb.DuckDBPyConnection) -> Path | None:
+    """The spill folder :func:`new_connection` gave ``con`` (None if it is not one of those)."""
+    ((setting,),) = con.execute("SELECT current_setting('temp_directory')").fetchall()
+    path = Path(str(setting))
+    return path if _SPILL_NAME.fullmatch(path.name) else None
+
+
+def _produce(
+    con: duckdb.DuckDBPyConnection,
+    statement: str,
+    out: tuple[Path, Path] | None,
+    stop: threading.Event,
+) -> str | None:
+    """Run ``statement``: its result as text, or streamed into ``out``'s temporary file."""
+    rel = con.sql(statement)
+    if out is None:
+        shown = io.StringIO()
+        with contextlib.redirect_stdout(shown):
+            rel.show(max_width=200, max_rows=100)
+        return shown.getvalue()
+    tmp, to = out
+    reader = _reader(rel)
+    try:
+        _write(reader.schema, _until(stop, reader), tmp, to)
+    finally:  # an open stream keeps the connection busy: it could not be closed
+        reader.close()
+    return None
+
+
+def run_query(
+    run_dir: Path,
+    sql: str,
+    to: Path | None = None,
+    force: bool = False,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> str | None:
     """Run one read-only statement over a run; return the result as text, or write ``to``.
 
     ``to`` (.csv or .parquet) is written by this function, not by DuckDB: to a temporary
     file in the same folder, renamed into place when complete, so a failed query leaves
     nothing behind. An existing ``to`` is refused unless ``force``. Raises QueryError for
-    a refused statement, a failing statement or a bad ``to``; DamagedLogError for a
-    damaged part; FileNotFoundError for a run without parts.
+    a refused statement, a failing statement or a bad ``to`` (one the disk refuses
+    included); DamagedLogError for a damaged part; FileNotFoundError for a run without
+    parts.
+
+    The statement is stopped (DuckDB interrupted) after ``timeout`` seconds, raising
+    QueryTimeout, and at once on Ctrl-C (KeyboardInterrupt) or, inside
+    :func:`sigterm_stops`, SIGTERM (:class:`Terminated`). On every way out the temporary
+    file and the connection's spill folder are removed; spill folders left by dead
+    processes are swept first (:func:`sweep_stale_spills`).
     """
+    check_timeout(timeout)
     statement = read_only_statement(sql)
     if to is not None:
         _check_target(run_dir, to, force)
+    sweep_stale_spills()
     files = run_files(run_dir)
     all_files = [f for parts in files.values() for f in parts]
-    tmp = None
+    out = None
     if to is not None:
-        tmp = to.with_name(f".{to.name}.tmp-{os.getpid()}")
+        out = (to.with_name(f".{to.name}.tmp-{os.getpid()}"), to)
         try:  # a folder we cannot write to fails here, before the query runs
-            tmp.open("xb").close()
+            out[0].open("xb").close()
         except OSError as exc:
             raise QueryError(f"cannot write --to {to}: {exc.strerror or exc}") from None
-    con = None
+    con = spill = None
     try:
-        con = connect(run_dir, files)
-        rel = con.sql(statement)
-        if to is None:
-            shown = io.StringIO()
-            with contextlib.redirect_stdout(shown):
-                rel.show(max_width=200, max_rows=100)
-            return shown.getvalue()
-        assert tmp is not None
-        _write(_reader(rel), tmp, to.suffix)
-        os.replace(tmp, to)
-        return None
+        con = live = connect(run_dir, files)
+        spill = _spill_folder(live)
+        shown = _run_stoppable(live, lambda stop: _produce(live, statement, out, stop), timeout)
+        if out is not None:
+            os.replace(*out)
+        return shown
     except OSError as exc:
         if exc.errno is not None:  # the disk filled up, for one
             raise QueryError(f"cannot write --to {to}: {exc.strerror or exc}") from None
@@ -309,8 +527,10 @@ def run_query(run_dir: Path, sql: str, to: Path | None = None, force: bool = Fal
     except (duckdb.Error, pl.exceptions.PolarsError, pa.ArrowException) as exc:
         raise _failure(run_dir, all_files, exc) from None
     finally:
-        if tmp is not None:
+        if out is not None:
             with contextlib.suppress(OSError):
-                tmp.unlink()
+                out[0].unlink()
         if con is not None:
             con.close()
+        if spill is not None:  # DuckDB removes it on close; this makes sure
+            shutil.rmtree(spill, ignore_errors=True)
