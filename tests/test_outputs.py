@@ -1,6 +1,6 @@
 """haggis_sim.outputs on its own, with a kind of folder that is not a report.
 
-The report's use of it is tested end to end in test_hostile_report.py; here the general
+The report's use of it is tested end to end in tests/report/test_output_folders.py; here the general
 API: the marker name, the wording and the error class are the caller's, and a refused or
 failed write leaves nothing behind.
 """

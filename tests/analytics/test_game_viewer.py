@@ -4,7 +4,7 @@ and its errors.
 The page's embedded JSON is parsed back and checked against the run's own tables and a
 fresh deal of the engine; the page is then loaded in headless Chromium with a script
 appended that presses keys and records what the page shows (as in
-``tests/test_report_browser.py``).
+``tests/report/test_pages_in_browser.py``).
 """
 
 from __future__ import annotations
@@ -244,6 +244,7 @@ def expected_indices(frames: list[dict[str, Any]]) -> list[int]:
     return out
 
 
+@pytest.mark.browser
 def test_page_steps_in_the_browser(runs: dict[str, Path], tmp_path: Path) -> None:
     page = tmp_path / "g.html"
     data = show(runs["mcts"], 1, page)
@@ -531,6 +532,7 @@ ALT_DRIVE = """<script>window.addEventListener('load', function () {
 });</script>"""
 
 
+@pytest.mark.browser
 def test_alternatives_panel_in_the_browser(runs: dict[str, Path], tmp_path: Path) -> None:
     page = tmp_path / "g.html"
     data = show(runs["mcts"], 1, page, "--alternatives", "--samples", "8")

@@ -179,6 +179,6 @@ def test_arms_with_a_parameter_that_acts_are_kept(rules: str, a: str, b: str) ->
 def test_shipped_experiments_have_no_duplicate_arms() -> None:
     from haggis_sim.experiment import load_experiment
 
-    root = Path(__file__).resolve().parent.parent / "experiments"
+    root = Path(__file__).resolve().parents[2] / "experiments"
     for path in sorted(root.glob("*.toml")):
         load_experiment(path)

@@ -354,7 +354,7 @@ def test_apply_action_malformed_or_stale() -> None:
     assert_illegal(rnd, "malformed action", rnd.apply_action, 12345)
     rnd.apply_action(stale)
     assert rnd.to_act == 1
-    # the stale action was made for seat 0: refused at seat 1's turn (tests/test_api_seat.py)
+    # the stale action was made for seat 0: refused at seat 1's turn (tests/api/test_action_seat.py)
     assert_illegal(rnd, "seat 0 acted out of turn", rnd.apply_action, stale)
     assert_illegal(rnd, "cards not held", rnd.apply_action, stale.code)  # seat 1 has no 3a
 

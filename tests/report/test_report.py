@@ -337,6 +337,7 @@ def test_png_format_writes_only_figures(runs: list[Path], tmp_path: Path) -> Non
     assert names and all(n.endswith(".png") or n == ".haggis-sim-report.json" for n in names)
 
 
+@pytest.mark.browser
 def test_renders_in_headless_chromium(report: Path, tmp_path: Path) -> None:
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     if exe is None:

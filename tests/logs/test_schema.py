@@ -10,7 +10,7 @@ import polars as pl
 import haggis_sim as hs
 from haggis_sim.runner.run import RunConfig, execute
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_games_rows_carry_the_rules_label_and_readme_lists_every_column(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from haggis_sim.experiment import (
 )
 
 runner = CliRunner()
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CLI = "import sys; from haggis_sim.cli import app; sys.argv[0] = 'haggis-sim'; app()"
 
 EXPERIMENT = """

@@ -21,9 +21,11 @@ from browser_helpers import WIDTH, browser_check
 
 from haggis_sim.experiment import load_experiment, run_experiment
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "reports"
 FIRST_SCREEN = 800  # px: the verdict block must start above this
+
+pytestmark = pytest.mark.browser
 
 CHECK = """<script>window.addEventListener('load', function () {
   var imgs = Array.prototype.slice.call(document.images);

@@ -37,7 +37,7 @@ from haggis_sim.runner.seating import strategy_seed
 from strategies import CompiledStrategy, Param, Strategy, StrategyError
 from strategies.ismcts import determinize
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/, where the helpers live
 ACTIVE = (L.PH_PLAY, L.PH_GIVE_TRICK, L.PH_GIVE_HAGGIS)
 PER_RULESET = 260  # sampled positions per (preset, players)
 BUF = np.empty(L.MAX_MOVES, dtype=np.int64)

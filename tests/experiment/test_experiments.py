@@ -28,7 +28,7 @@ from haggis_sim.logs import ledger
 from haggis_sim.rules import Rules
 from haggis_sim.runner.run import RunConfig, execute
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 runner = CliRunner()
 
 BASE = """

@@ -6,7 +6,7 @@ digest (``tests/golden/regenerate.py``'s ``table_digest``: rows sorted by key, a
 text serialization) is compared with :data:`DIGESTS`.
 
 How the digests were produced: this test's ``_digests`` run on the code of commit
-d124337 (before any MCTS speed change), printed with ``python tests/test_mcts_speed.py``
+d124337 (before any MCTS speed change), printed with ``python tests/strategies/test_mcts_pinned_decisions.py``
 and pasted as DIGESTS_D124337; the pure speed commits passed this test against them,
 row hash for row hash. Forced decisions and early stopping then changed how many random
 numbers a decision draws (not the decision itself), so DIGESTS held the games of that
@@ -35,7 +35,7 @@ from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 if sys.path[0] != str(ROOT):
     sys.path.insert(0, str(ROOT))
 
@@ -45,7 +45,7 @@ from haggis_sim.runner.run import RunConfig, execute  # noqa: E402
 
 
 def _load_golden() -> ModuleType:
-    path = Path(__file__).resolve().parent / "golden" / "regenerate.py"
+    path = Path(__file__).resolve().parents[1] / "golden" / "regenerate.py"
     spec = importlib.util.spec_from_file_location("golden_regenerate_speed", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -94,7 +94,7 @@ DIGESTS_D124337: dict[str, dict[str, str]] = {
     },
 }
 
-#: The current games, regenerated with ``python tests/test_mcts_speed.py``. Forced
+#: The current games, regenerated with ``python tests/strategies/test_mcts_pinned_decisions.py``. Forced
 #: decisions without a search and early stopping kept every single decision but consumed
 #: fewer random numbers (later decisions see other streams); bets chosen by search then
 #: changed the bet decisions (NO_BET_DIGESTS_687AA58 shows nothing else changed). A pure
@@ -139,7 +139,7 @@ def _digests(name: str, work: Path) -> dict[str, str]:
 
 #: (preset, players, spec) -> SHA-256 prefix of the actions at fixed positions, produced
 #: by running :func:`_position_actions_digest` on d124337 (this file copied into that
-#: checkout's tests/ and run there with ``python tests/test_mcts_speed.py --positions``),
+#: checkout's tests/ and run there with ``python tests/strategies/test_mcts_pinned_decisions.py --positions``),
 #: when its positions came from a heuristic game. The specs are d124337's; its mcts valued
 #: rollouts by the round margin and bet by a threshold. Kept for the record: the bets by
 #: search changed those, and the heuristic's new bomb gate changed the positions, which
@@ -162,7 +162,7 @@ NO_BET_DIGESTS_687AA58 = {
     ),
 }
 
-#: Today's decisions at every position (``python tests/test_mcts_speed.py --positions``).
+#: Today's decisions at every position (``python tests/strategies/test_mcts_pinned_decisions.py --positions``).
 #: The round-valued entries were the default until the game value became it; the
 #: ``iters=200,prior=none`` ones until the learned prior did (2026-11-27); the default
 #: (``mcts``: 64 iterations, PUCT with the shipped model) is pinned beside them.

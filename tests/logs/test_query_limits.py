@@ -23,14 +23,14 @@ from typing import Any
 
 import pytest
 from cli_helpers import one_line_error
-from test_hostile_query import make_run
+from test_query_hostile_input import make_run
 from typer.testing import CliRunner
 
 from haggis_sim.cli import app
 from haggis_sim.logs.query import QueryTimeout, run_query
 
 runner = CliRunner()
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CLI = "import sys; from haggis_sim.cli import app; sys.argv[0] = 'haggis-sim'; app()"
 CROSS_JOIN = "SELECT count(*) FROM moves a, moves b, moves c"  # hours on any run
 # a sort far larger than the memory limit below: it spills within seconds, runs for minutes

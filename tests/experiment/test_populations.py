@@ -286,7 +286,7 @@ def test_cross_verdict_not_separable_is_never_holds() -> None:
 
 
 def test_shipped_experiments_have_an_mcts_population() -> None:
-    for f in sorted((Path(__file__).resolve().parent.parent / "experiments").glob("*.toml")):
+    for f in sorted((Path(__file__).resolve().parents[2] / "experiments").glob("*.toml")):
         exp = load_experiment(f)
         assert len(exp.populations) >= 2, f
         assert exp.populations[0].swap == {}, f  # the baseline: the arms as written

@@ -24,7 +24,7 @@ from haggis_sim.cli import app
 from haggis_sim.cli.play_input import ordered, parse_line
 from haggis_sim.cli.play_screen import hand_text, plain, screen
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RULES2 = hs.Rules.preset("revised", players=2)
 
 
@@ -369,6 +369,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Session
     return out, "\n".join(session.log), session
 
 
+@pytest.mark.pty
 def test_a_whole_game_is_played_and_logged(played: tuple[Path, str, Session]) -> None:
     out, log, session = played
     assert {"hint ok", "illegal", "ambiguous", "typed", "bet"} <= session.done, session.done
@@ -392,6 +393,7 @@ def test_a_whole_game_is_played_and_logged(played: tuple[Path, str, Session]) ->
     assert re.search(r"│\s*human\s*│\s*2\s*│\s*1\s*│", row), res.stdout
 
 
+@pytest.mark.pty
 def test_a_played_game_cannot_be_resumed(played: tuple[Path, str, Session]) -> None:
     out = played[0]
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
@@ -402,6 +404,7 @@ def test_a_played_game_cannot_be_resumed(played: tuple[Path, str, Session]) -> N
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
+@pytest.mark.pty
 @pytest.mark.parametrize(("how", "status"), [("quit", 0), ("ctrl-c", 130), ("eof", 130)])
 def test_stopping_early_logs_nothing(tmp_path: Path, how: str, status: int) -> None:
     out = tmp_path / "game"
