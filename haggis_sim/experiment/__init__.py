@@ -22,29 +22,12 @@ The package has one module per job, lowest first:
 
 from __future__ import annotations
 
-from .folder import MATCH_KEYS, arm_runs, check_experiment_out, check_population_dirs, own_files
-from .markdown import populations_markdown, summary_markdown
-from .page import (
-    compare_page,
-    experiment_page,
-    forest_panels,
-    population_page,
-    populations_compare_page,
-    write_experiment_page,
-)
+from .folder import check_experiment_out
+from .markdown import summary_markdown
 from .play import run_experiment
-from .schema import ARM_NAME, GOALS, MARKER, OWN_FILES, RESERVED, ExperimentError
-from .spec import (
-    Arm,
-    Experiment,
-    Population,
-    StudySpec,
-    load_experiment,
-    parse_experiment,
-    parse_populations,
-    population_experiment,
-)
-from .summary import summarize, summarize_populations
+from .schema import MARKER, ExperimentError
+from .spec import Arm, Experiment, Population, StudySpec, load_experiment, parse_experiment
+from .summary import summarize
 from .verdicts import (
     ROW_HEADER,
     arm_labels,
@@ -55,13 +38,9 @@ from .verdicts import (
     verdict_sentence,
 )
 
+# what the command line and the tests use (the modules hold the rest)
 __all__ = [
-    "ARM_NAME",
-    "GOALS",
     "MARKER",
-    "MATCH_KEYS",
-    "OWN_FILES",
-    "RESERVED",
     "ROW_HEADER",
     "Arm",
     "Experiment",
@@ -69,28 +48,15 @@ __all__ = [
     "Population",
     "StudySpec",
     "arm_labels",
-    "arm_runs",
     "best_line",
     "check_experiment_out",
-    "check_population_dirs",
-    "compare_page",
     "cross_population",
-    "experiment_page",
     "fair_sentence",
-    "forest_panels",
     "load_experiment",
-    "own_files",
     "parse_experiment",
-    "parse_populations",
-    "population_experiment",
-    "population_page",
-    "populations_compare_page",
-    "populations_markdown",
     "result_rows",
     "run_experiment",
     "summarize",
-    "summarize_populations",
     "summary_markdown",
     "verdict_sentence",
-    "write_experiment_page",
 ]

@@ -75,16 +75,14 @@ def arm_state(exp: Experiment, arm: Arm, arm_dir: Path) -> str:
 
 
 def _read_marker(out: Path) -> dict[str, Any]:
+    """The experiment's marker in ``out``; ExperimentError when it cannot be trusted."""
     from ..report import marker_data
 
     try:
-        data = marker_data(out / MARKER)
+        return marker_data(out / MARKER)
     except (OSError, ValueError) as exc:
-        raise ExperimentError(
-            f"{out / MARKER} is damaged ({exc}); cannot tell what the experiment wrote: "
-            "choose another --out"
-        ) from None
-    return data
+        why = f"{out / MARKER} is damaged ({exc}); cannot tell what the experiment wrote"
+        raise ExperimentError(f"{why}: choose another --out") from None
 
 
 def _legacy_name(out: Path) -> str | None:
