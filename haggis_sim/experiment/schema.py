@@ -103,11 +103,15 @@ def _chunk_size(value: int) -> int:
 class Table(BaseModel):
     """A TOML table: strict types (no ``"3"`` for 3, no ``true`` for 1), no unknown keys.
 
-    ``SHOWN`` lists the keys in the order the unknown-key error names them."""
+    ``SHOWN`` lists the keys in the order the unknown-key sentence (``UNKNOWN``) names
+    them; of several unknown keys it names the first in the file, or with ``SORTED`` the
+    first in sorted order. A missing key of ``REQUIRED`` is named in that order."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
     SHOWN: ClassVar[tuple[str, ...]]
+    REQUIRED: ClassVar[tuple[str, ...]] = ()
     UNKNOWN: ClassVar[str] = "unknown key {key!r}; allowed keys: {keys}"
+    SORTED: ClassVar[bool] = False
 
 
 Players = Annotated[Literal[2, 3], Says("'players' must be 2 or 3, got {value!r}")]
@@ -129,7 +133,7 @@ class ExperimentTable(Table):
         "metric", "goal", "entry", "also", "log_moves", "chunk_size", "arms", "grid",
         "populations", "studies",
     )  # fmt: skip
-    REQUIRED: ClassVar[tuple[str, ...]] = ("name", "question", "games", "strategies", "metric")
+    REQUIRED = ("name", "question", "games", "strategies", "metric")
 
     name: Annotated[str, AfterValidator(_folder_name)]
     question: str
@@ -172,7 +176,7 @@ class ArmTable(Table):
     """One ``[[arms]]`` entry: what the arm changes of the base setup (``None``: keeps it)."""
 
     SHOWN = ("name", "strategies", "rules", "players", "rule")
-    REQUIRED: ClassVar[tuple[str, ...]] = ("name",)
+    REQUIRED = ("name",)
 
     players: Players | None = None
     rule: Annotated[dict[str, Any], Says("'rule' must be a table of FLAG = VALUE")] = {}
@@ -209,7 +213,7 @@ class PopulationTable(Table):
     """One ``[[populations]]`` entry: a name, games per arm, strategy swaps."""
 
     SHOWN = ("name", "games", "swap")
-    REQUIRED: ClassVar[tuple[str, ...]] = ("name",)
+    REQUIRED = ("name",)
 
     name: Annotated[str, AfterValidator(_population_name)]
     games: Annotated[int, AfterValidator(_positive)] | None = None
@@ -226,6 +230,7 @@ class StudyTable(Table):
 
     SHOWN = ("kind", "arm", "population", "positions", "samples", "seed")
     UNKNOWN = "unknown key {key!r}; known: {keys}"
+    SORTED = True
 
     kind: Annotated[
         str, _choice(STUDY_KINDS), Field(validate_default=True),
@@ -244,9 +249,8 @@ T = TypeVar("T", bound=Table)
 def validate(model: type[T], table: dict[str, Any], where: str) -> T:
     """``table`` as ``model``; ExperimentError with the first problem's sentence otherwise.
 
-    First an unknown key (the study table names the first in sorted order, the others the
-    first in the file), then a missing required key (in ``REQUIRED`` order), then the
-    first key in the model's field order whose value is wrong."""
+    First an unknown key, then a missing required key, then the first key in the model's
+    field order whose value is wrong (see :class:`Table`)."""
     try:
         return model.model_validate(table)
     except ValidationError as exc:
@@ -254,13 +258,13 @@ def validate(model: type[T], table: dict[str, Any], where: str) -> T:
 
 
 def _sentence(model: type[Table], table: dict[str, Any], errors: list[ErrorDetails]) -> str:
+    """The sentence for the first of pydantic's ``errors`` (without the where prefix)."""
     unknown = [str(e["loc"][0]) for e in errors if e["type"] == "extra_forbidden"]
     if unknown:
-        key = min(unknown) if model is StudyTable else unknown[0]
+        key = min(unknown) if model.SORTED else unknown[0]
         return model.UNKNOWN.format(key=key, keys=", ".join(model.SHOWN))
     missing = {str(e["loc"][0]) for e in errors if e["type"] == "missing"}
-    required: tuple[str, ...] = getattr(model, "REQUIRED", ())
-    for key in required:
+    for key in model.REQUIRED:
         if key in missing:
             return f"missing required key {key!r}"
     error = errors[0]
