@@ -48,7 +48,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # an experiment plays its arms (runner), compares them (analytics) and writes its
     # report (reports): it sits above all three
     ("reports", ("haggis_sim.report",)),
-    ("experiments", ("haggis_sim.experiment", "haggis_sim.experiment_studies")),
+    ("experiments", ("haggis_sim.experiment",)),
     ("command line", ("haggis_sim.cli",)),
 ]
 

@@ -75,10 +75,10 @@ def test_populations_parse_with_canonical_swaps(tmp_path: Path) -> None:
     first, second = exp.populations
     assert first.swap == {}
     assert second.swap == {"greedy": "random:bet=0.1"}
-    assert second.apply(exp.arms[1]).strategies == [exp.arms[1].strategies[0], "random:bet=0.1"]
+    assert second.apply(exp.arms[1]).strategies == (exp.arms[1].strategies[0], "random:bet=0.1")
     # a key is matched as a canonical spec: "heuristic" is the default arm's strategy
     exp = load_experiment(write(tmp_path, BASE + POPS.replace("greedy =", "heuristic =")))
-    assert exp.populations[1].apply(exp.arms[0]).strategies == ["random:bet=0.1", "greedy"]
+    assert exp.populations[1].apply(exp.arms[0]).strategies == ("random:bet=0.1", "greedy")
     assert exp.populations[1].apply(exp.arms[1]).strategies == exp.arms[1].strategies
 
 
@@ -224,7 +224,7 @@ def test_population_folder_holding_a_run_is_refused(tmp_path: Path) -> None:
 def test_experiment_without_populations_is_unchanged(tmp_path: Path) -> None:
     out = tmp_path / "out"
     exp = load_experiment(write(tmp_path, BASE.replace("games = 8", "games = 2")))
-    assert exp.populations == []
+    assert exp.populations == ()
     summary = run_experiment(exp, out, jobs=1, report=False)
     assert set(summary) == SUMMARY_KEYS
     assert (out / "default" / "manifest.json").is_file() and (out / "fig-forest.png").is_file()

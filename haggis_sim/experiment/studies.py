@@ -5,6 +5,7 @@ After its arms are played, an experiment may study one arm's logged games with
 every alternative is scored from the acting seat's information set. The study's table
 by situation, its guidance lines and its population go into ``summary.json``,
 ``summary.md`` and the experiment page, and its table into ``study-<kind>-<arm>.csv``.
+The declarations are validated with the rest of the file (:func:`.spec.parse_studies`).
 
     [[studies]]
     kind = "bombs"            # or "bets"
@@ -17,88 +18,15 @@ by situation, its guidance lines and its population go into ``summary.json``,
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-STUDY_KEYS = ("kind", "arm", "population", "positions", "samples", "seed")
-STUDY_KINDS = ("bombs", "bets")
-
-
-@dataclass(frozen=True)
-class StudySpec:
-    """One declared study: which kind, over which arm's games, how hard to look."""
-
-    kind: str
-    arm: str
-    population: str | None
-    positions: int
-    samples: int
-    seed: int
-
-    @property
-    def label(self) -> str:
-        """``kind`` over ``population/arm`` (or ``arm``): names its CSV file and headings."""
-        where = f"{self.population}/{self.arm}" if self.population else self.arm
-        return f"{self.kind} over {where}"
-
-    @property
-    def file_name(self) -> str:
-        where = f"{self.population}-{self.arm}" if self.population else self.arm
-        return f"study-{self.kind}-{where}.csv"
-
-
-def parse_studies(
-    value: Any,
-    arm_names: list[str],
-    population_names: list[str],
-    log_moves: bool,
-    seed: int,
-    w: str,
-    error: Callable[[str], Exception],
-) -> list[StudySpec]:
-    """Validate ``[[studies]]``; ``error(message)`` is raised for the first bad key."""
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
-        raise error(f"{w}'studies' must be an array of tables ([[studies]])")
-    if value and not log_moves:
-        raise error(f"{w}a study needs the arms' move logs: remove 'log_moves = false'")
-    specs = []
-    for i, table in enumerate(value):
-        sw = f"{w}study {i + 1}: "
-        unknown = sorted(set(table) - set(STUDY_KEYS))
-        if unknown:
-            raise error(f"{sw}unknown key {unknown[0]!r}; known: {', '.join(STUDY_KEYS)}")
-        kind = table.get("kind")
-        if kind not in STUDY_KINDS:
-            raise error(f"{sw}'kind' must be one of {', '.join(STUDY_KINDS)}, got {kind!r}")
-        arm = table.get("arm", arm_names[0])
-        if arm not in arm_names:
-            raise error(f"{sw}no arm named {arm!r}; arms: {', '.join(arm_names)}")
-        population = None
-        if population_names:
-            population = table.get("population", population_names[0])
-            if population not in population_names:
-                raise error(
-                    f"{sw}no population named {population!r}; "
-                    f"populations: {', '.join(population_names)}"
-                )
-        elif "population" in table:
-            raise error(f"{sw}'population' needs [[populations]] in the experiment")
-        numbers = {}
-        for key, default in (("positions", 200), ("samples", 100), ("seed", seed)):
-            v = table.get(key, default)
-            if isinstance(v, bool) or not isinstance(v, int) or (key != "seed" and v < 1):
-                raise error(f"{sw}'{key}' must be a whole number >= 1, got {v!r}")
-            numbers[key] = v
-        specs.append(StudySpec(kind, arm, population, **numbers))
-    return specs
+from .spec import StudySpec
 
 
 def run_studies(
-    specs: list[StudySpec],
+    specs: Sequence[StudySpec],
     arm_dir: Callable[[StudySpec], Path],
     write: Callable[[str, str], None],
     say: Callable[[str], None],
@@ -107,7 +35,7 @@ def run_studies(
 
     Returns one JSON-ready result per study: its settings, guidance, population and table.
     """
-    from .analytics.decisions import StudySettings, run_study
+    from ..analytics.decisions import StudySettings, run_study
 
     results = []
     for spec in specs:

@@ -1,0 +1,114 @@
+"""``summary.md``: the experiment's summary as Markdown.
+
+One population's blocks (its arms table, a metric's table with its fair-share sentence)
+are written by one function each; an experiment with populations writes them per
+population and adds only the cross-population verdicts and rankings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..analytics.compare import no_pairing_note
+from .studies import studies_markdown
+from .verdicts import ROW_HEADER, best_line, fair_sentence, metric_words, result_rows
+
+
+def summary_markdown(summary: dict[str, Any]) -> str:
+    """The summary as Markdown: the question, the arms, one table per metric, the best arm
+    (with populations: :func:`populations_markdown`)."""
+    if "populations" in summary:
+        return "\n".join(
+            [populations_markdown(summary), *studies_markdown(summary.get("studies", []))]
+        )
+    lines = [
+        f"# Experiment {summary['name']}",
+        "",
+        summary["question"],
+        "",
+        f"{summary['games_per_arm']:,} games per arm, seed {summary['seed']}, seats "
+        f"{summary['seats']}. Intervals: 95%, clustered by deal; Δ is paired game by game "
+        "where the arms played the same deals.",
+        "",
+        *arms_markdown(summary),
+    ]
+    for metric in summary["results"]:
+        lines += _metric_head(summary, metric, _no_pairing_md(summary, metric))
+        lines += ["", *metric_markdown(summary, metric)]
+    lines += ["", f"**{best_line(summary)}**", ""]
+    lines += studies_markdown(summary.get("studies", []))
+    return "\n".join(lines)
+
+
+def arms_markdown(summary: dict[str, Any]) -> list[str]:
+    """The table of one population's arms: players, rules and strategies of each."""
+    lines = ["| arm | players | rules | strategies |", "|---|---|---|---|"]
+    for arm in summary["arms"]:
+        lines.append(
+            f"| {arm['name']} | {arm['players']} | {arm['rules']} | "
+            f"{', '.join(f'`{s}`' for s in arm['strategies'])} |"
+        )
+    return lines
+
+
+def metric_markdown(summary: dict[str, Any], metric: str) -> list[str]:
+    """One population's table of a metric (see :func:`result_rows`) and, for a metric with
+    a fair value, the fair-share sentence under it."""
+    lines = ["| " + " | ".join(ROW_HEADER) + " |", "|" + "---|" * len(ROW_HEADER)]
+    lines += ["| " + " | ".join(row) + " |" for row in result_rows(summary, metric)]
+    fair = fair_sentence(summary, metric, {a["name"]: a["name"] for a in summary["arms"]})
+    if fair:
+        lines += ["", fair.strip()]
+    return lines
+
+
+def _metric_head(summary: dict[str, Any], metric: str, note: str) -> list[str]:
+    """A metric's heading (marked when it is the question's) and its description."""
+    mark = " (the question's metric)" if metric == summary["metric"] else ""
+    return ["", f"## {metric}{mark}", "", f"{metric_words(summary, metric)}.{note}"]
+
+
+def _no_pairing_md(summary: dict[str, Any], metric: str) -> str:
+    lone = [r["arm"] for r in summary["results"][metric]["rows"] if r.get("no_pairing")]
+    if not lone:
+        return ""
+    where = f"in arm{'s' if len(lone) > 1 else ''} {', '.join(lone)}"
+    note = no_pairing_note(where)
+    return f" {note[0].upper()}{note[1:]}."
+
+
+def swap_text(pop: dict[str, Any]) -> str:
+    """What a population swaps, as ``old → new; ...``."""
+    if not pop["swap"]:
+        return "the strategies as written"
+    return "; ".join(f"{old} → {new}" for old, new in pop["swap"].items())
+
+
+def populations_markdown(summary: dict[str, Any]) -> str:
+    """Markdown of an experiment with populations: the question, the populations, then per
+    metric the cross-population verdict, the ranking in each population and each
+    population's table (as without populations), and each population's arms at the end."""
+    lines = [f"# Experiment {summary['name']}", "", summary["question"], "",
+             f"Seed {summary['seed']}, seats {summary['seats']}. Intervals: 95%, clustered by "
+             "deal; Δ is paired game by game where the arms played the same deals. Every arm "
+             "is played in every population; the first population is the baseline.", "",
+             "| population | games per arm | strategies swapped |", "|---|---|---|"]  # fmt: skip
+    for pop in summary["populations"]:
+        lines.append(f"| {pop['name']} | {pop['games_per_arm']:,} | {swap_text(pop)} |")
+    for metric, cross in summary["cross"].items():
+        lines += _metric_head(summary, metric, "")
+        lines += ["", f"**{cross['sentence']}**", ""]
+        for pop in summary["populations"]:
+            view = cross["populations"][pop["name"]]
+            ranking = " > ".join(view["ranking"]) if view["ranking"] else "no values"
+            lines.append(f"- ranking in {pop['name']}: {ranking}")
+        for pop in summary["populations"]:
+            sub = pop["summary"]
+            lines += ["", f"### {metric} in population {pop['name']}", ""]
+            lines += metric_markdown(sub, metric)
+            if metric == summary["metric"]:
+                lines += ["", f"**{best_line(sub)}**"]
+    lines += ["", "## Arms per population"]
+    for pop in summary["populations"]:
+        lines += ["", f"### {pop['name']}", "", *arms_markdown(pop["summary"])]
+    return "\n".join([*lines, ""])

@@ -1,0 +1,312 @@
+"""The tables of an experiment file, as pydantic models, and their one-line errors.
+
+Each TOML table (the top level, an ``[[arms]]`` entry, ``[grid]``, a ``[[populations]]``
+entry, a ``[[studies]]`` entry) has a strict model here that forbids unknown keys and
+checks every key's type and every value that can be judged on its own. What needs the
+other keys (rules built from a preset and flags, strategy specs, arm and population names
+compared with each other) is checked by :mod:`.spec` on the validated tables.
+
+A :class:`pydantic.ValidationError` never reaches the user: :func:`validate` turns its
+first error into the :class:`ExperimentError` sentence the file's author reads, naming
+the file, the table and the key (:class:`Says` holds a key's sentence where the plain
+``key 'k' must be int, got 'x'`` would not say enough).
+"""
+
+from __future__ import annotations
+
+import re
+import types
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import ErrorDetails, PydanticCustomError
+
+from ..analytics.compare import METRICS
+from ..errors import InputError
+from ..presets import PRESETS
+from ..rules import Rules
+from ..runner.seating import SEAT_MODES
+
+
+class ExperimentError(InputError):
+    """An experiment file that cannot be run: the message names the file and the key."""
+
+
+GOALS = ("max", "min")
+ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=+,-]*")
+STUDY_KINDS = ("bombs", "bets")
+MARKER = ".haggis-sim-experiment.json"
+# files the experiment writes into its folder (besides the arm runs and report/)
+OWN_FILES = (
+    "experiment.toml", "summary.json", "summary.md", "compare.html", "index.html", "fig-forest.png",
+)  # fmt: skip
+RESERVED = ("report", *OWN_FILES)  # names a population folder may not take
+
+
+@dataclass(frozen=True)
+class Says:
+    """A key's own error sentence (``{value!r}``: the value the file gives the key).
+
+    ``text`` is used for a wrong type or a value outside the choices; ``item``, when
+    given, for one wrong element of a list (``{value!r}``: that element)."""
+
+    text: str
+    item: str | None = None
+
+
+def _choice(choices: tuple[Any, ...]) -> AfterValidator:
+    """A value that must be one of ``choices`` (its key's :class:`Says` tells the user)."""
+
+    def check(value: Any) -> Any:
+        if value not in choices:
+            raise PydanticCustomError("choice", "not one of the choices")
+        return value
+
+    return AfterValidator(check)
+
+
+def _positive(value: int) -> int:
+    if value <= 0:
+        raise ValueError(f"'games' must be positive, got {value}")
+    return value
+
+
+def _folder_name(value: str) -> str:
+    if not ARM_NAME.fullmatch(value):
+        raise ValueError(f"'name' must be letters, digits and . _ = + , - ; got {value!r}")
+    return value
+
+
+def _population_name(value: str) -> str:
+    if not ARM_NAME.fullmatch(value) or value in RESERVED:
+        raise ValueError(
+            f"'name' must be letters, digits and . _ = + , - and not one of "
+            f"{', '.join(RESERVED)} (it names the population's folder)"
+        )
+    return value
+
+
+def _chunk_size(value: int) -> int:
+    if value < 0:
+        raise ValueError(f"'chunk_size' must be 0 (automatic) or a positive number, got {value}")
+    return value
+
+
+class Table(BaseModel):
+    """A TOML table: strict types (no ``"3"`` for 3, no ``true`` for 1), no unknown keys.
+
+    ``SHOWN`` lists the keys in the order the unknown-key sentence (``UNKNOWN``) names
+    them; of several unknown keys it names the first in the file, or with ``SORTED`` the
+    first in sorted order. A missing key of ``REQUIRED`` is named in that order."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    SHOWN: ClassVar[tuple[str, ...]]
+    REQUIRED: ClassVar[tuple[str, ...]] = ()
+    UNKNOWN: ClassVar[str] = "unknown key {key!r}; allowed keys: {keys}"
+    SORTED: ClassVar[bool] = False
+
+
+Players = Annotated[Literal[2, 3], Says("'players' must be 2 or 3, got {value!r}")]
+Preset = Annotated[
+    str, _choice(tuple(PRESETS)),
+    Says(f"unknown rules preset {{value!r}} (key 'rules'); known: {', '.join(PRESETS)}"),
+]  # fmt: skip
+Strategies = Annotated[
+    list[str], Field(min_length=1),
+    Says("key 'strategies' must be a non-empty list of strategy specs, got {value!r}"),
+]  # fmt: skip
+
+
+class ExperimentTable(Table):
+    """The top level of an experiment file (fields in the order they are checked)."""
+
+    SHOWN = (
+        "name", "question", "games", "seed", "players", "rules", "rule", "strategies", "seats",
+        "metric", "goal", "entry", "also", "log_moves", "chunk_size", "arms", "grid",
+        "populations", "studies",
+    )  # fmt: skip
+    REQUIRED = ("name", "question", "games", "strategies", "metric")
+
+    name: Annotated[str, AfterValidator(_folder_name)]
+    question: str
+    games: Annotated[int, AfterValidator(_positive)]
+    seed: int = 0
+    players: Players = 2
+    seats: Annotated[
+        str, _choice(SEAT_MODES), Says("'seats' must be rotate or fixed, got {value!r}")
+    ] = "rotate"
+    metric: Annotated[
+        str, _choice(tuple(METRICS)),
+        Says(f"unknown metric {{value!r}}; known: {', '.join(METRICS)}"),
+    ]  # fmt: skip
+    also: Annotated[
+        list[Annotated[str, _choice(tuple(METRICS))]],
+        Says("'also' must be a list of metrics, got {value!r}",
+             item=f"unknown metric {{value!r}} in 'also'; known: {', '.join(METRICS)}"),
+    ] = []  # fmt: skip
+    goal: Annotated[str, _choice(GOALS), Says("'goal' must be max or min, got {value!r}")] = "max"
+    entry: int = 0
+    log_moves: bool = True
+    chunk_size: Annotated[int, AfterValidator(_chunk_size)] = 0
+    rules: Preset = "revised"
+    rule: Annotated[
+        dict[str, Any], Says("'rule' must be a table of FLAG = VALUE, got {value!r}")
+    ] = {}
+    strategies: Strategies
+    arms: Annotated[list[dict[str, Any]], Says("'arms' must be an array of tables ([[arms]])")] = []
+    grid: Annotated[dict[str, Any] | None, Says("[grid]: must be a table")] = None
+    populations: Annotated[
+        list[dict[str, Any]] | None,
+        Says("'populations' must be an array of tables ([[populations]])"),
+    ] = None
+    studies: Annotated[
+        list[dict[str, Any]] | None, Says("'studies' must be an array of tables ([[studies]])")
+    ] = None
+
+
+class ArmTable(Table):
+    """One ``[[arms]]`` entry: what the arm changes of the base setup (``None``: keeps it)."""
+
+    SHOWN = ("name", "strategies", "rules", "players", "rule")
+    REQUIRED = ("name",)
+
+    players: Players | None = None
+    rule: Annotated[dict[str, Any], Says("'rule' must be a table of FLAG = VALUE")] = {}
+    rules: Preset | None = None
+    strategies: Strategies | None = None
+    name: str
+
+
+class GridTable(Table):
+    """``[grid]``: one strategy parameter (``param``) or one rule flag swept over ``values``."""
+
+    SHOWN = ("param", "rule", "values", "entry")
+
+    values: Annotated[
+        list[Any], Field(min_length=1, validate_default=True),
+        Says("'values' must be a non-empty list"),
+    ] = None  # type: ignore[assignment]  # validated: a missing list is refused  # fmt: skip
+    param: str | None = None
+    entry: int | None = None
+    rule: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_sweep(cls, data: Any) -> Any:
+        """Exactly one of ``param`` and ``rule`` (asked before the values; an unknown key
+        is named first)."""
+        known = isinstance(data, dict) and set(data) <= set(cls.SHOWN)
+        if known and ("param" in data) == ("rule" in data):
+            raise ValueError("give exactly one of 'param' (strategy) or 'rule' (flag)")
+        return data
+
+
+class PopulationTable(Table):
+    """One ``[[populations]]`` entry: a name, games per arm, strategy swaps."""
+
+    SHOWN = ("name", "games", "swap")
+    REQUIRED = ("name",)
+
+    name: Annotated[str, AfterValidator(_population_name)]
+    games: Annotated[int, AfterValidator(_positive)] | None = None
+    swap: Annotated[
+        dict[str, Any], Says("'swap' must be a table of SPEC = SPEC, got {value!r}")
+    ] = {}
+
+
+_STUDY_NUMBER = "'{key}' must be a whole number >= 1, got {{value!r}}"
+
+
+class StudyTable(Table):
+    """One ``[[studies]]`` entry (the arm and population are checked against the others)."""
+
+    SHOWN = ("kind", "arm", "population", "positions", "samples", "seed")
+    UNKNOWN = "unknown key {key!r}; known: {keys}"
+    SORTED = True
+
+    kind: Annotated[
+        str, _choice(STUDY_KINDS), Field(validate_default=True),
+        Says(f"'kind' must be one of {', '.join(STUDY_KINDS)}, got {{value!r}}"),
+    ] = None  # type: ignore[assignment]  # validated: a missing kind is refused  # fmt: skip
+    arm: Any = None
+    population: Any = None
+    positions: Annotated[int, Field(ge=1), Says(_STUDY_NUMBER.format(key="positions"))] = 200
+    samples: Annotated[int, Field(ge=1), Says(_STUDY_NUMBER.format(key="samples"))] = 100
+    seed: Annotated[int | None, Says(_STUDY_NUMBER.format(key="seed"))] = None
+
+
+T = TypeVar("T", bound=Table)
+
+
+def validate(model: type[T], table: dict[str, Any], where: str) -> T:
+    """``table`` as ``model``; ExperimentError with the first problem's sentence otherwise.
+
+    First an unknown key, then a missing required key, then the first key in the model's
+    field order whose value is wrong (see :class:`Table`)."""
+    try:
+        return model.model_validate(table)
+    except ValidationError as exc:
+        raise ExperimentError(where + _sentence(model, table, exc.errors())) from None
+
+
+def _sentence(model: type[Table], table: dict[str, Any], errors: list[ErrorDetails]) -> str:
+    """The sentence for the first of pydantic's ``errors`` (without the where prefix)."""
+    unknown = [str(e["loc"][0]) for e in errors if e["type"] == "extra_forbidden"]
+    if unknown:
+        key = min(unknown) if model.SORTED else unknown[0]
+        return model.UNKNOWN.format(key=key, keys=", ".join(model.SHOWN))
+    missing = {str(e["loc"][0]) for e in errors if e["type"] == "missing"}
+    for key in model.REQUIRED:
+        if key in missing:
+            return f"missing required key {key!r}"
+    error = errors[0]
+    if error["type"] == "value_error":  # our own check's sentence
+        return str(error["ctx"]["error"])
+    key = str(error["loc"][0])
+    field = model.model_fields[key]
+    says = next((m for m in field.metadata if isinstance(m, Says)), None)
+    if says is None:
+        says = _says_in(field.annotation)
+    value = table.get(key)  # the whole value, also for an error in one of its elements
+    if says is None:
+        return f"key {key!r} must be {_kind(field.annotation)}, got {value!r}"
+    if says.item is not None and len(error["loc"]) > 1:
+        return says.item.format(value=error["input"])
+    return says.text.format(value=value)
+
+
+def _says_in(annotation: Any) -> Says | None:
+    """The :class:`Says` of an optional key (``Annotated[...] | None`` keeps it inside)."""
+    for arg in get_args(annotation):
+        if get_origin(arg) is Annotated:
+            found = [m for m in arg.__metadata__ if isinstance(m, Says)]
+            if found:
+                return found[0]
+    return None
+
+
+def _kind(annotation: Any) -> str:
+    """``int``, ``str``, ``bool``: the type an optional or plain key must have."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        return " or ".join(_kind(a) for a in get_args(annotation) if a is not type(None))
+    if get_origin(annotation) is Annotated:
+        return _kind(get_args(annotation)[0])
+    return str(getattr(annotation, "__name__", annotation))
+
+
+def check_flags(flags: dict[str, Any], where: str) -> None:
+    """ExperimentError for a rule flag name :class:`Rules` does not know."""
+    known = Rules.flag_names()
+    for key in flags:
+        if key not in known:
+            raise ExperimentError(
+                f"{where}unknown rule flag {key!r} in [rule]; known flags: {', '.join(known)}"
+            )

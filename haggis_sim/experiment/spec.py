@@ -1,0 +1,405 @@
+"""An experiment as frozen records, and the one loader that validates a file into them.
+
+:func:`load_experiment` reads the TOML, :mod:`.schema` checks each table's keys and
+types, and :func:`parse_experiment` resolves what needs several keys together: the rules
+of every arm (a preset and its flags), canonical strategy specs, the grid's arms, names
+that must differ, arms that would play identical games, populations and studies. Every
+refusal is an :class:`ExperimentError` naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from strategies import make, parse_spec
+
+from ..analytics.compare import ENTRY_METRICS
+from ..rules import Rules
+from ..runner.run import RunConfig
+from .schema import (
+    ARM_NAME,
+    ArmTable,
+    ExperimentError,
+    ExperimentTable,
+    GridTable,
+    PopulationTable,
+    StudyTable,
+    check_flags,
+    validate,
+)
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arm: a complete run configuration (strategies and rules) of the experiment."""
+
+    name: str
+    strategies: tuple[str, ...]
+    rules: Rules
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+
+@dataclass(frozen=True)
+class Population:
+    """One player population: every arm is played again with ``swap`` applied to its
+    strategies (canonical spec -> canonical spec), ``games`` games per arm."""
+
+    name: str
+    games: int
+    swap: dict[str, str]
+
+    def apply(self, arm: Arm) -> Arm:
+        """The arm as this population plays it (strategies not in ``swap`` stay)."""
+        return Arm(arm.name, tuple(self.swap.get(s, s) for s in arm.strategies), arm.rules)
+
+
+@dataclass(frozen=True)
+class StudySpec:
+    """One declared study: which kind, over which arm's games, how hard to look."""
+
+    kind: str
+    arm: str
+    population: str | None
+    positions: int
+    samples: int
+    seed: int
+
+    @property
+    def label(self) -> str:
+        """``kind`` over ``population/arm`` (or ``arm``): names its CSV file and headings."""
+        where = f"{self.population}/{self.arm}" if self.population else self.arm
+        return f"{self.kind} over {where}"
+
+    @property
+    def file_name(self) -> str:
+        """The study's CSV table in the experiment folder."""
+        where = f"{self.population}-{self.arm}" if self.population else self.arm
+        return f"study-{self.kind}-{where}.csv"
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A validated experiment file: the question, the shared settings and every arm."""
+
+    name: str
+    question: str
+    games: int
+    seed: int
+    seats: str
+    metric: str
+    goal: str
+    entry: int
+    also: tuple[str, ...]
+    log_moves: bool
+    chunk_size: int
+    arms: tuple[Arm, ...]
+    source: Path | None = None
+    text: str = field(default="", repr=False)
+    populations: tuple[Population, ...] = ()
+    studies: tuple[StudySpec, ...] = ()
+
+    @property
+    def metrics(self) -> list[str]:
+        """The question's metric first, then the ``also`` metrics (no repeats)."""
+        return list(dict.fromkeys([self.metric, *self.also]))
+
+    def run_config(self, arm: Arm, jobs: int = 0) -> RunConfig:
+        """The run that plays ``arm`` (the experiment's games, seed and seating)."""
+        return RunConfig(
+            strategies=list(arm.strategies),
+            games=self.games,
+            rules=arm.rules.as_dict(),
+            seed=self.seed,
+            seats=self.seats,
+            chunk_size=self.chunk_size,
+            log_moves=self.log_moves,
+            jobs=jobs,
+            command=f"haggis-sim experiment {self.source or self.name} (arm {arm.name})",
+        )
+
+
+def population_experiment(exp: Experiment, pop: Population) -> Experiment:
+    """The experiment as population ``pop`` plays it: its swaps applied to every arm, its
+    games per arm, no populations (so it is summarized like any experiment)."""
+    arms = tuple(pop.apply(a) for a in exp.arms)
+    return replace(exp, games=pop.games, arms=arms, populations=())
+
+
+def load_experiment(path: Path) -> Experiment:
+    """Read and validate an experiment file (TOML)."""
+    if not path.is_file():
+        raise ExperimentError(f"experiment file {path} does not exist")
+    text = path.read_text()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ExperimentError(f"{path}: not valid TOML: {exc}") from None
+    return parse_experiment(data, source=path, text=text)
+
+
+def parse_experiment(
+    data: dict[str, Any], source: Path | None = None, text: str = ""
+) -> Experiment:
+    """Validate a parsed experiment table; ExperimentError naming the bad key otherwise."""
+    w = f"{source}: " if source else ""
+    top = validate(ExperimentTable, data, w)
+    base_rules = _rules(top.rules, top.players, top.rule, w)
+    base_strats = _strategy_list(top.strategies, w)
+    arms = [_arm(top, table, i, base_strats, w) for i, table in enumerate(top.arms)]
+    if top.grid is not None:
+        arms += _grid_arms(top, top.grid, base_strats, base_rules, w)
+    if not arms:
+        arms = [Arm("base", base_strats, base_rules)]
+    _check_arms(top, arms, w)
+    _refuse_identical_arms(arms, w)
+    populations = parse_populations(top.populations, arms, top.games, w)
+    studies = parse_studies(
+        top.studies, [a.name for a in arms], [p.name for p in populations], top.log_moves,
+        top.seed, w,
+    )  # fmt: skip
+    return Experiment(
+        name=top.name, question=top.question, games=top.games, seed=top.seed, seats=top.seats,
+        metric=top.metric, goal=top.goal, entry=top.entry, also=tuple(top.also),
+        log_moves=top.log_moves, chunk_size=top.chunk_size, arms=tuple(arms), source=source,
+        text=text, populations=populations, studies=studies,
+    )  # fmt: skip
+
+
+def _rules(preset: str, players: int, flags: dict[str, Any], where: str) -> Rules:
+    """The rules of a validated preset name and its flags (checked against Rules)."""
+    check_flags(flags, where)
+    typed = {k: tuple(v) if isinstance(v, list) else v for k, v in flags.items()}
+    try:
+        return Rules.preset(preset, players=players, **typed)
+    except (TypeError, ValueError) as exc:
+        raise ExperimentError(f"{where}{exc}") from None
+
+
+def _strategy_list(specs: list[str], where: str) -> tuple[str, ...]:
+    """The canonical form of every strategy spec (``make(spec).spec``)."""
+    out = []
+    for spec in specs:
+        try:
+            out.append(make(spec).spec)
+        except ValueError as exc:
+            raise ExperimentError(f"{where}strategy {spec!r}: {exc}") from None
+    return tuple(out)
+
+
+def _arm(top: ExperimentTable, table: dict[str, Any], i: int, base: tuple[str, ...], w: str) -> Arm:
+    """One ``[[arms]]`` entry on top of the base setup (its rule flags over the base's)."""
+    aw = f"{w}arm {table.get('name', i + 1)!r}: "
+    arm = validate(ArmTable, table, aw)
+    players = top.players if arm.players is None else arm.players
+    rules = _rules(arm.rules or top.rules, players, {**top.rule, **arm.rule}, aw)
+    strats = base if arm.strategies is None else _strategy_list(arm.strategies, aw)
+    return Arm(arm.name, strats, rules)
+
+
+def _grid_arms(
+    top: ExperimentTable, table: dict[str, Any], base: tuple[str, ...], rules: Rules, w: str
+) -> list[Arm]:
+    """The arms of ``[grid]``: one per value of a strategy parameter or of a rule flag."""
+    gw = f"{w}[grid]: "
+    grid = validate(GridTable, table, gw)  # exactly one of param and rule
+    if grid.param is not None:
+        entry = top.entry if grid.entry is None else grid.entry
+        if not 0 <= entry < len(base):
+            raise ExperimentError(f"{gw}'entry' {entry} is not a strategies index")
+        arms = []
+        for v in grid.values:
+            strats = list(base)
+            strats[entry] = _with_param(strats[entry], grid.param, v, gw)
+            arms.append(Arm(f"{grid.param}={v}", tuple(strats), rules))
+        return arms
+    if grid.entry is not None:
+        raise ExperimentError(f"{gw}'entry' goes with 'param', not with 'rule'")
+    flag = grid.rule
+    assert flag is not None  # exactly one of param and rule: GridTable checks it
+    return [
+        Arm(
+            f"{flag}={','.join(map(str, v)) if isinstance(v, list) else v}",
+            base,
+            _rules(top.rules, top.players, {**top.rule, flag: v}, gw),
+        )
+        for v in grid.values
+    ]
+
+
+def _with_param(spec: str, param: str, value: Any, where: str) -> str:
+    name, values = parse_spec(spec)
+    values[param] = str(value).lower() if isinstance(value, bool) else str(value)
+    text = name + ":" + ",".join(f"{k}={v}" for k, v in values.items())
+    try:
+        return make(text).spec
+    except ValueError as exc:
+        raise ExperimentError(f"{where}grid value {value!r} for {param!r}: {exc}") from None
+
+
+def _check_arms(top: ExperimentTable, arms: list[Arm], w: str) -> None:
+    """Arm names that can name folders and differ; seats enough for every arm's
+    strategies; the ``entry`` of an entry metric present in every arm."""
+    seen: set[str] = set()
+    for arm in arms:
+        if not ARM_NAME.fullmatch(arm.name):
+            raise ExperimentError(
+                f"{w}arm name {arm.name!r} must be letters, digits and . _ = + , - "
+                "(it names the arm's folder)"
+            )
+        if arm.name in seen:
+            raise ExperimentError(f"{w}two arms are named {arm.name!r}")
+        seen.add(arm.name)
+        if len(arm.strategies) > arm.players:
+            raise ExperimentError(
+                f"{w}arm {arm.name!r}: {len(arm.strategies)} strategies for {arm.players} seats"
+            )
+        entry_metric = any(m in ENTRY_METRICS for m in [top.metric, *top.also])
+        if entry_metric and top.entry >= len(arm.strategies):
+            raise ExperimentError(
+                f"{w}'entry' = {top.entry} but arm {arm.name!r} has {len(arm.strategies)} "
+                "strategies"
+            )
+
+
+def _play_key(arm: Arm) -> tuple[Any, ...]:
+    """What decides an arm's games besides the experiment-wide seed, games and seats.
+
+    The engine's rules array (so a preset name alone does not count) and each seat's
+    policy key (``Strategy.policy_key``: a parameter that cannot act under these rules
+    does not count). Equal keys: the arms play identical games.
+    """
+    rules = tuple(int(x) for x in arm.rules.to_array())
+    return (rules, tuple(make(spec).policy_key(arm.rules) for spec in arm.strategies))
+
+
+def _refuse_identical_arms(arms: list[Arm], where: str) -> None:
+    """ExperimentError naming two arms that would play identical games, and why.
+
+    Such arms (e.g. a grid value that only changes a parameter the rules or the other
+    parameters leave inert) would report the same numbers as if they were two findings.
+    """
+    seen: dict[tuple[Any, ...], Arm] = {}
+    for arm in arms:
+        key = _play_key(arm)
+        first = seen.setdefault(key, arm)
+        if first is arm:
+            continue
+        reasons: list[str] = []
+        for a, b in zip(first.strategies, arm.strategies, strict=True):
+            if a != b:
+                sa, sb = make(a), make(b)
+                for strat, other in ((sa, sb), (sb, sa)):
+                    for name, why in strat.inert_params(arm.rules).items():
+                        if strat.values[name] != other.values[name] and why not in reasons:
+                            reasons.append(why)
+        detail = "; ".join(reasons) if reasons else "same strategies and same rules array"
+        raise ExperimentError(
+            f"{where}arms {first.name!r} and {arm.name!r} would play identical games "
+            f"({detail}): change or drop one"
+        )
+
+
+# ---------------------------------------------------------------- player populations
+
+
+def _canonical(spec: Any, what: str, where: str) -> str:
+    if not isinstance(spec, str):
+        raise ExperimentError(f"{where}{what} must be a strategy spec (a string), got {spec!r}")
+    try:
+        return make(spec).spec
+    except ValueError as exc:
+        raise ExperimentError(f"{where}{what} {spec!r}: {exc}") from None
+
+
+def parse_populations(
+    tables: list[dict[str, Any]] | None, arms: list[Arm], games: int, w: str
+) -> tuple[Population, ...]:
+    """Validate ``[[populations]]`` (``None``: the key is absent, no populations).
+
+    Each population has a ``name`` (a folder name, like an arm's), optional ``games`` (per
+    arm; default the experiment's) and ``swap``, a table from a strategy spec the arms use
+    to the spec that replaces it. Keys and values are compared as canonical specs, so
+    ``"heuristic"`` matches an arm written ``"heuristic:bet=0.55"`` (the same policy).
+    Refused with ExperimentError: fewer than two populations, an unknown key, a bad or
+    duplicate or reserved name, a swap key or value that is not a strategy spec, a swap
+    key no arm uses, and a population that plays exactly what another one plays."""
+    if tables is None:
+        return ()
+    if len(tables) < 2:
+        raise ExperimentError(
+            f"{w}give at least two [[populations]] (the first is the baseline) or none"
+        )
+    used = {s for arm in arms for s in arm.strategies}
+    out: list[Population] = []
+    plays: dict[tuple[tuple[str, ...], ...], str] = {}
+    for i, table in enumerate(tables):
+        pw = f"{w}population {table.get('name', i + 1)!r}: "
+        pop_table = validate(PopulationTable, table, pw)
+        name = pop_table.name
+        if any(p.name == name for p in out):
+            raise ExperimentError(f"{w}two populations are named {name!r}")
+        swap: dict[str, str] = {}
+        for key, new in pop_table.swap.items():
+            old = _canonical(key, "swap key", pw)
+            if old not in used:
+                raise ExperimentError(
+                    f"{pw}swap key {key!r} is not a strategy any arm plays; the arms play "
+                    f"{', '.join(sorted(used))}"
+                )
+            swap[old] = _canonical(new, f"swap value for {key!r}", pw)
+        pop = Population(name, games if pop_table.games is None else pop_table.games, swap)
+        strategies = tuple(pop.apply(arm).strategies for arm in arms)
+        if strategies in plays:  # the same deals again (the seed is shared): nothing new
+            raise ExperimentError(
+                f"{pw}plays the same strategies in every arm as population "
+                f"{plays[strategies]!r}: give it a swap that changes an arm"
+            )
+        plays[strategies] = name
+        out.append(pop)
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- decision studies
+
+
+def parse_studies(
+    tables: list[dict[str, Any]] | None,
+    arm_names: list[str],
+    population_names: list[str],
+    log_moves: bool,
+    seed: int,
+    w: str,
+) -> tuple[StudySpec, ...]:
+    """Validate ``[[studies]]`` (see :mod:`.studies`); ExperimentError for the first bad key."""
+    if tables is None:
+        return ()
+    if tables and not log_moves:
+        raise ExperimentError(f"{w}a study needs the arms' move logs: remove 'log_moves = false'")
+    specs = []
+    for i, table in enumerate(tables):
+        sw = f"{w}study {i + 1}: "
+        study = validate(StudyTable, table, sw)
+        arm = arm_names[0] if study.arm is None else study.arm
+        if arm not in arm_names:
+            raise ExperimentError(f"{sw}no arm named {arm!r}; arms: {', '.join(arm_names)}")
+        population = None
+        if population_names:
+            population = population_names[0] if study.population is None else study.population
+            if population not in population_names:
+                raise ExperimentError(
+                    f"{sw}no population named {population!r}; "
+                    f"populations: {', '.join(population_names)}"
+                )
+        elif "population" in table:
+            raise ExperimentError(f"{sw}'population' needs [[populations]] in the experiment")
+        study_seed = seed if study.seed is None else study.seed
+        specs.append(
+            StudySpec(study.kind, arm, population, study.positions, study.samples, study_seed)
+        )
+    return tuple(specs)

@@ -1,0 +1,91 @@
+"""The experiment file's tables (pydantic models) say what is wrong in the same one-line
+sentences as before they were models: the file, the table, the key, what was expected."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from haggis_sim.experiment import ExperimentError, parse_experiment
+from haggis_sim.experiment.schema import (
+    ArmTable,
+    ExperimentTable,
+    GridTable,
+    PopulationTable,
+    StudyTable,
+)
+
+BASE = """name = "x"
+question = "q"
+games = 10
+strategies = ["heuristic", "greedy"]
+metric = "bet_points"
+"""
+POPS = '[[populations]]\nname = "a"\n[[populations]]\nname = "b"\nswap = { greedy = "random" }\n'
+
+
+@pytest.mark.parametrize(
+    "model", [ExperimentTable, ArmTable, GridTable, PopulationTable, StudyTable]
+)
+def test_every_key_is_named_in_the_unknown_key_sentence(model: type) -> None:
+    assert sorted(model.SHOWN) == sorted(model.model_fields)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ("gmaes = 10\nzz = 1\n", "unknown key 'gmaes'; allowed keys: name, question, games, "
+         "seed, players, rules, rule, strategies, seats, metric, goal, entry, also, log_moves, "
+         "chunk_size, arms, grid, populations, studies"),
+        ("seed = true\n", "key 'seed' must be int, got True"),
+        ("players = '2'\n", "'players' must be 2 or 3, got '2'"),
+        ("seats = 1\n", "'seats' must be rotate or fixed, got 1"),
+        ("also = 'win_rate'\n", "'also' must be a list of metrics, got 'win_rate'"),
+        ("also = ['win_rate', 1]\n", "unknown metric 1 in 'also'; known: win_rate, "),
+        ("log_moves = 'no'\n", "key 'log_moves' must be bool, got 'no'"),
+        ("chunk_size = -1\n", "'chunk_size' must be 0 (automatic) or a positive number, got -1"),
+        ("rule = [1]\n", "'rule' must be a table of FLAG = VALUE, got [1]"),
+        ("arms = [1]\n", "'arms' must be an array of tables ([[arms]])"),
+        ("[[arms]]\nseed = 3\n", "arm 1: unknown key 'seed'; allowed keys: name, strategies, "
+         "rules, players, rule"),
+        ("[[arms]]\nname = 3\n", "arm 3: key 'name' must be str, got 3"),
+        ("[[arms]]\nname = 'a'\nstrategies = [1]\n",
+         "arm 'a': key 'strategies' must be a non-empty list of strategy specs, got [1]"),
+        ("grid = 3\n", "[grid]: must be a table"),
+        ("[grid]\n", "[grid]: give exactly one of 'param' (strategy) or 'rule' (flag)"),
+        ("[grid]\nparam = 'bet'\n", "[grid]: 'values' must be a non-empty list"),
+        ("[grid]\nparam = 'bet'\nvalues = [0.4]\nentry = true\n",
+         "[grid]: key 'entry' must be int, got True"),
+        ("[grid]\nparam = 'bet'\nvalues = [0.4]\nzz = 1\n",
+         "[grid]: unknown key 'zz'; allowed keys: param, rule, values, entry"),
+        (POPS + "[[populations]]\nname = 'report'\n", "population 'report': 'name' must be "
+         "letters, digits and . _ = + , - and not one of report, experiment.toml"),
+        (POPS + "[[populations]]\nname = 'c'\ngames = 0\n",
+         "population 'c': 'games' must be positive, got 0"),
+        (POPS + "[[populations]]\nname = 'c'\nswap = 3\n",
+         "population 'c': 'swap' must be a table of SPEC = SPEC, got 3"),
+        ("[[studies]]\nkind = 'bets'\nzz = 1\naa = 2\n",
+         "study 1: unknown key 'aa'; known: kind, arm, population, positions, samples, seed"),
+        ("[[studies]]\n", "study 1: 'kind' must be one of bombs, bets, got None"),
+        ("[[studies]]\nkind = 'bets'\nsamples = true\n",
+         "study 1: 'samples' must be a whole number >= 1, got True"),
+        ("[[studies]]\nkind = 'bets'\nseed = 'x'\n",
+         "study 1: 'seed' must be a whole number >= 1, got 'x'"),
+    ],
+)  # fmt: skip
+def test_a_bad_key_reads_as_one_sentence(extra: str, message: str) -> None:
+    with pytest.raises(ExperimentError) as info:
+        parse_experiment(tomllib.loads(BASE + extra), Path("x.toml"))
+    assert str(info.value).startswith("x.toml: " + message)
+
+
+def test_missing_keys_are_named_in_the_order_of_the_file_format() -> None:
+    full = tomllib.loads(BASE)
+    data: dict[str, object] = {}
+    for key in ("name", "question", "games", "strategies", "metric"):
+        with pytest.raises(ExperimentError, match=f"^missing required key '{key}'$"):
+            parse_experiment(data)
+        data[key] = full[key]
+    parse_experiment(data)
