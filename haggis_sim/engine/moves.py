@@ -202,7 +202,7 @@ def _emit_seq(suits_c, faces, k, w, L, r0, r1, s, nsuits, canonical, out, n):
       same cards exists, so this one is dropped. Checking one step up suffices: any
       higher window also needs ``r0 + 1 <= lowest suit card`` and ``r1 + 1 <= 13``
       and asks no less of the high faces than the one-step window does (the
-      brute-force oracle in tests/test_oracle_movegen.py checks the resulting lists).
+      brute-force oracle in tests/engine/test_movegen_oracle.py checks the resulting lists).
 
     Without ``canonical`` every reading is emitted (``readings`` lists them all).
     """

@@ -46,7 +46,7 @@ from .state import apply_action, black_sheep
 # Each table's column names are its single definition: the column indices below are
 # computed from them (module-level ints, so compiled code sees them as constants), and
 # the runner reads the matrices by name. Reordering a tuple moves writer and reader alike;
-# tests/test_orderings.py checks every name has its index.
+# tests/engine/test_orderings.py checks every name has its index.
 
 # moves columns
 MOVE_COLUMNS = (
