@@ -6,7 +6,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,6 +20,9 @@ from .common import (
     quiet_terminal,
     split_strategies,
 )
+
+if TYPE_CHECKING:
+    from ..runner.run import RunConfig
 
 RESUMABLE_OPTIONS = {"jobs", "backend", "scheduler", "chunk_size", "quiet", "resume"}
 
@@ -35,71 +38,79 @@ def options_given(ctx: typer.Context, names: list[str]) -> list[str]:
     return given
 
 
+StrategiesOpt = Annotated[
+    str,
+    typer.Option(
+        "--strategies",
+        "-s",
+        help="Comma-separated strategies, one per seat, each NAME or NAME:k=v,k=v "
+        "(e.g. greedy,random:bet=0.2). Fewer than seats: the list repeats.",
+    ),
+]
+GamesOpt = Annotated[str, typer.Option("--games", "-n", help="Games to play: 1000, 1e6, 250_000.")]
+PlayersOpt = Annotated[int, typer.Option("--players", "-p", help="2 or 3 players.")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Run seed: deals and strategy RNGs.")]
+JobsOpt = Annotated[
+    int,
+    typer.Option(
+        "--jobs", "-j", help="Worker processes (0: all cores; capped at cores and memory)."
+    ),
+]
+OutOpt = Annotated[
+    Path | None, typer.Option("--out", help="Run folder (default runs/<time>-<strategies>).")
+]
+SeatsOpt = Annotated[
+    str, typer.Option("--seats", help="rotate: each deal once per distinct seating; fixed.")
+]
+BackendOpt = Annotated[
+    str, typer.Option("--backend", help="loky (this machine) or dask (a cluster).")
+]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option("--scheduler", help="Dask scheduler address (default: a local cluster)."),
+]
+ChunkSizeOpt = Annotated[
+    int,
+    typer.Option(
+        "--chunk-size",
+        help="Games per task (0: sized from measured speed to a few seconds of work).",
+    ),
+]
+LogMovesOpt = Annotated[
+    bool, typer.Option("--log-moves/--no-log-moves", help="Write the moves table.")
+]
+ResumeOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--resume",
+        help="Continue an interrupted run folder with its recorded settings (verified); "
+        "only --jobs, --backend, --scheduler, --chunk-size and --quiet may be given.",
+    ),
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+
 def run(
     ctx: typer.Context,
-    strategies: Annotated[
-        str,
-        typer.Option(
-            "--strategies",
-            "-s",
-            help="Comma-separated strategies, one per seat, each NAME or NAME:k=v,k=v "
-            "(e.g. greedy,random:bet=0.2). Fewer than seats: the list repeats.",
-        ),
-    ] = "greedy,random",
-    games: Annotated[
-        str, typer.Option("--games", "-n", help="Games to play: 1000, 1e6, 250_000.")
-    ] = "1000",
-    players: Annotated[int, typer.Option("--players", "-p", help="2 or 3 players.")] = 2,
+    strategies: StrategiesOpt = "greedy,random",
+    games: GamesOpt = "1000",
+    players: PlayersOpt = 2,
     rules: RulesOpt = "revised",
     rule: RuleOpt = None,
-    seed: Annotated[int, typer.Option("--seed", help="Run seed: deals and strategy RNGs.")] = 0,
-    jobs: Annotated[
-        int,
-        typer.Option(
-            "--jobs", "-j", help="Worker processes (0: all cores; capped at cores and memory)."
-        ),
-    ] = 0,
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Run folder (default runs/<time>-<strategies>).")
-    ] = None,
-    seats: Annotated[
-        str, typer.Option("--seats", help="rotate: each deal once per distinct seating; fixed.")
-    ] = "rotate",
-    backend: Annotated[
-        str, typer.Option("--backend", help="loky (this machine) or dask (a cluster).")
-    ] = "loky",
-    scheduler: Annotated[
-        str | None,
-        typer.Option("--scheduler", help="Dask scheduler address (default: a local cluster)."),
-    ] = None,
-    chunk_size: Annotated[
-        int,
-        typer.Option(
-            "--chunk-size",
-            help="Games per task (0: sized from measured speed to a few seconds of work).",
-        ),
-    ] = 0,
-    log_moves: Annotated[
-        bool, typer.Option("--log-moves/--no-log-moves", help="Write the moves table.")
-    ] = True,
-    resume: Annotated[
-        Path | None,
-        typer.Option(
-            "--resume",
-            help="Continue an interrupted run folder with its recorded settings (verified); "
-            "only --jobs, --backend, --scheduler, --chunk-size and --quiet may be given.",
-        ),
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    seed: SeedOpt = 0,
+    jobs: JobsOpt = 0,
+    out: OutOpt = None,
+    seats: SeatsOpt = "rotate",
+    backend: BackendOpt = "loky",
+    scheduler: SchedulerOpt = None,
+    chunk_size: ChunkSizeOpt = 0,
+    log_moves: LogMovesOpt = True,
+    resume: ResumeOpt = None,
+    quiet: QuietOpt = False,
 ) -> None:
     """Play many complete games between strategies; log every move to Parquet."""
-    from rich.console import Console
+    from ..runner.run import RunConfig
 
-    from ..runner.chunk import StrategyActionError
-    from ..runner.run import RunConfig, execute
-    from ..runner.summary import summarize
-
-    console = Console(stderr=True)
     try:
         if resume is not None:
             refused = [
@@ -134,8 +145,18 @@ def run(
             run_dir = out
     except InputError as exc:
         raise fail(str(exc)) from None
+    _play_and_summarize(config, run_dir, resume is not None, show=not (quiet or quiet_terminal()))
 
-    show = not (quiet or quiet_terminal())
+
+def _play_and_summarize(config: RunConfig, run_dir: Path, resume: bool, show: bool) -> None:
+    """Play the checked run (a progress bar when ``show``), then print its summary table."""
+    from rich.console import Console
+
+    from ..runner.chunk import StrategyActionError
+    from ..runner.run import execute
+    from ..runner.summary import summarize, summary_table
+
+    console = Console(stderr=True)
 
     def note(text: str) -> None:
         console.print(f"note: {text}", markup=False, highlight=False, soft_wrap=True)
@@ -155,12 +176,10 @@ def run(
                     track(done, total)
                     progress.update(done, total)
 
-                manifest = execute(config, run_dir, resume=resume is not None,
+                manifest = execute(config, run_dir, resume=resume,
                                    on_progress=on_progress, on_note=note)  # fmt: skip
         else:
-            manifest = execute(
-                config, run_dir, resume=resume is not None, on_progress=track, on_note=note
-            )
+            manifest = execute(config, run_dir, resume=resume, on_progress=track, on_note=note)
     except InputError as exc:
         raise fail(str(exc)) from None
     except StrategyActionError as exc:
@@ -177,8 +196,6 @@ def run(
         raise typer.Exit(code=130) from None
     seconds = time.perf_counter() - t0
     rows = summarize(run_dir, manifest.specs, manifest.players)
-    from ..runner.summary import summary_table
-
     table = summary_table(rows, manifest.games - started[0], seconds)
     Console(width=None if sys.stdout.isatty() else 120).print(table)
     typer.echo(f"logs: {run_dir}/  (games/, rounds/, moves/, manifest.json)")
