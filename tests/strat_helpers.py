@@ -1,4 +1,4 @@
-"""Helpers of tests/strategies/test_strategies.py that must also run in a fresh subprocess.
+"""Helpers of tests/strategy/test_strategies.py that must also run in a fresh subprocess.
 
 Run as a script (``python tests/strat_helpers.py POSITIONS.npz``) it prints, as JSON, the
 actions the built-in strategies choose at the saved positions and a digest of a small

@@ -36,6 +36,8 @@ from haggis_sim.engine.record import pack_logged_action
 from haggis_sim.logs.schema import ACTION_TYPES
 from strategies.analysis import NO_BET, analyze
 
+pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
+
 runner = CliRunner()
 RULES2 = hs.Rules.preset("revised", players=2)
 FAST = StudySettings(positions=6, samples=12, seed=3)

@@ -31,6 +31,8 @@ from haggis_sim.engine.rng import derive
 from haggis_sim.logs import ledger
 from strategies import shortlist
 
+pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
+
 runner = CliRunner()
 
 

@@ -25,6 +25,8 @@ import haggis_sim as hs
 from haggis_sim.engine import layout as L
 from haggis_sim.engine import state as S
 
+pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
+
 GAMES_PER_EXAMPLE = 25
 EXAMPLES = int(os.environ.get("HAGGIS_PROPERTY_EXAMPLES", "40"))  # x25 = 1,000 games per case
 CASES = [

@@ -28,6 +28,8 @@ from haggis_sim.logs import ledger
 from haggis_sim.rules import Rules
 from haggis_sim.runner.run import RunConfig, execute
 
+pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
+
 REPO = Path(__file__).resolve().parents[2]
 runner = CliRunner()
 

@@ -21,6 +21,8 @@ from haggis_sim.experiment import (
 )
 from haggis_sim.logs import ledger
 
+pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
+
 runner = CliRunner()
 
 BASE = """

@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 from haggis_sim.cli import app
 from haggis_sim.experiment import ExperimentError, parse_experiment, run_experiment
 
+pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
+
 BASE = """
 name = "tiny-study"
 question = "Do bets pay?"

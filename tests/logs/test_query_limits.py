@@ -29,6 +29,8 @@ from typer.testing import CliRunner
 from haggis_sim.cli import app
 from haggis_sim.logs.query import QueryTimeout, run_query
 
+pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
+
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
 CLI = "import sys; from haggis_sim.cli import app; sys.argv[0] = 'haggis-sim'; app()"

@@ -29,6 +29,8 @@ from haggis_sim.experiment import (
     run_experiment,
 )
 
+pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
+
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
 CLI = "import sys; from haggis_sim.cli import app; sys.argv[0] = 'haggis-sim'; app()"

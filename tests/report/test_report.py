@@ -27,6 +27,8 @@ from haggis_sim.report import build_report
 from haggis_sim.rules import Rules
 from haggis_sim.runner.run import RunConfig, create_run, execute
 
+pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
+
 runner = CliRunner()
 
 

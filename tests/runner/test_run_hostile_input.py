@@ -28,6 +28,8 @@ from haggis_sim.logs.schema import DamagedLogError
 from haggis_sim.runner.plan import FIRST_CHUNK, ChunkPlanner, RateMeter
 from haggis_sim.runner.pool import local_workers
 
+pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
+
 KEYS = {"games": ["game_id"], "rounds": ["game_id", "round"], "moves": ["game_id", "round", "turn"]}
 SMALL = ["--strategies", "greedy,random:bet=0.3", "--games", "60", "--chunk-size", "20"]
 runner = CliRunner()

@@ -31,6 +31,8 @@ from haggis_sim.cli import app
 from haggis_sim.logs import ledger
 from haggis_sim.position import game_seed
 
+pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
+
 KEYS = {"games": ["game_id"], "rounds": ["game_id", "round"], "moves": ["game_id", "round", "turn"]}
 HAND = 17  # 14 suit cards + J Q K, with 2 and with 3 players
 RUN2 = [

@@ -20,6 +20,7 @@ def _must_beat_or_lose(opponent: str = "5b 7c") -> hs.Round:
     return rnd
 
 
+@pytest.mark.slow
 def test_one_legal_action_is_the_answer() -> None:
     rnd = hs.Round(RULES2, hands=["5a 7a", "9a 9b"], leader=0)
     rnd.play(0, "7a")

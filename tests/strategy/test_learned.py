@@ -100,6 +100,7 @@ def write_model(path: Path, source: Path = DEFAULT_MODEL, **override: Any) -> No
 # --- information set ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_redealt_hidden_cards_give_identical_features_and_actions() -> None:
     """Another deal the acting seat cannot tell apart (hidden cards re-dealt through the
     engine, ``redeal``) gives the same legal actions, the same features and the same
@@ -287,6 +288,7 @@ def tiny_positions() -> Any:
     return generate(5, seed=3, teacher=TEACHER)
 
 
+@pytest.mark.slow
 def test_training_is_deterministic_for_a_seed(tiny_positions: Any) -> None:
     again = generate(5, seed=3, teacher=TEACHER)
     other = generate(5, seed=4, teacher=TEACHER)
@@ -352,6 +354,7 @@ def test_the_fit_matches_soft_targets() -> None:
     assert abs(w[1] - 1.5) < 0.05 and np.max(np.abs(np.delete(w, 1))) < 0.05, w[:4]
 
 
+@pytest.mark.slow
 def test_positions_do_not_depend_on_jobs(tiny_positions: Any) -> None:
     two = generate(5, seed=3, teacher=TEACHER, jobs=2)
     assert np.array_equal(tiny_positions.features, two.features)
@@ -410,6 +413,7 @@ def test_ctrl_c_after_the_positions_were_written_says_where_they_are(
     assert not out.exists() and data.read_bytes() == b"positions"
 
 
+@pytest.mark.slow
 def test_train_command_writes_a_model_and_refuses_to_overwrite(tmp_path: Path) -> None:
     out, data = tmp_path / "m.npz", tmp_path / "pos.parquet"
     args = ["train", "--out", str(out), "--games", "5", "--seed", "2", "--teacher", TEACHER,
@@ -539,6 +543,7 @@ def test_a_bad_hidden_layer_is_refused(
         assert w in str(info.value)
 
 
+@pytest.mark.slow
 def test_the_hidden_fit_learns_what_a_linear_one_cannot() -> None:
     """The chosen row is the one where features 0 and 1 differ in sign (an XOR): no linear
     score ranks it first much above chance (25%); a few hidden units do."""
@@ -571,6 +576,7 @@ def test_train_refuses_stage2_with_a_hidden_layer(tmp_path: Path) -> None:
         assert not out.exists()
 
 
+@pytest.mark.slow
 def test_train_with_a_hidden_layer_writes_a_model_that_plays(tmp_path: Path) -> None:
     out = tmp_path / "m.npz"
     args = ["train", "--out", str(out), "--games", "5", "--seed", "2", "--teacher", TEACHER,
@@ -631,6 +637,7 @@ def test_learned_plays_whole_games_through_run(tmp_path: Path, players: int) -> 
     assert spec == f"learned:model=default,sha={load_model(DEFAULT_MODEL).sha256[:16]}"
 
 
+@pytest.mark.slow
 def test_resume_is_refused_after_the_model_file_changed(tmp_path: Path) -> None:
     model_file = tmp_path / "m.npz"
     shutil.copy(DEFAULT_MODEL, model_file)
@@ -683,6 +690,7 @@ def test_stage2_is_deterministic_for_a_seed(improved: Any) -> None:
     assert other.info["history"] != improved.info["history"]  # other deals, other scores
 
 
+@pytest.mark.slow
 def test_stage2_does_not_depend_on_jobs(improved: Any) -> None:
     from haggis_sim.training.improve import improve
 
@@ -711,6 +719,7 @@ def test_stage2_never_returns_weights_worse_than_its_start(monkeypatch: Any) -> 
     assert res.info["accepted_steps"] >= 1  # the search did move away from the start
 
 
+@pytest.mark.slow
 def test_follow_heuristic_ranks_the_heuristic_first(tiny_positions: Any) -> None:
     from haggis_sim.training.improve import FOLLOW_SHARE, follow_heuristic
 

@@ -213,6 +213,7 @@ def test_same_seed_same_action_different_seed_sometimes_different(
             assert differ >= 3, f"{spec}: the seed barely matters ({differ} differences)"
 
 
+@pytest.mark.slow
 def test_decisions_are_the_same_in_a_fresh_process(
     positions: dict[tuple[str, int], np.ndarray], tmp_path: Path
 ) -> None:
