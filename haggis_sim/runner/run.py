@@ -36,6 +36,7 @@ from ..logs.manifest import (
     write_manifest,
 )
 from ..rules import Rules
+from . import lock
 from .chunk import ChunkLogs, play_chunk
 from .plan import ChunkPlanner, format_duration
 from .pool import DaskPool, InlinePool, LokyPool, Pool, check_backend, local_workers
@@ -254,12 +255,13 @@ def make_pool(config: RunConfig, games_to_play: int) -> tuple[Pool, str | None]:
 
 
 def _refuse_out(run_dir: Path) -> None:
-    """RunError unless ``run_dir`` is new, empty, or a skeleton left by a killed start."""
+    """RunError unless ``run_dir`` is new, empty, or a skeleton left by a killed start
+    (an empty ledger, a manifest's temporary, a lock file nobody holds any more)."""
     if run_dir.exists() and not run_dir.is_dir():
         raise RunError(f"--out {run_dir} is a file, not a folder")
     if not run_dir.is_dir():
         return
-    skeleton = {ledger.LEDGER, f".{MANIFEST}.tmp"}
+    skeleton = {ledger.LEDGER, f".{MANIFEST}.tmp", lock.LOCK}
     for path in run_dir.rglob("*"):
         if path.is_dir():
             continue
@@ -356,17 +358,45 @@ def execute(
     """
     say = on_note or (lambda _m: None)
     if resume:
-        manifest = load_manifest(run_dir)
-        stored = verified_config(run_dir, manifest)
-        changes = {k: getattr(config, k) for k in RESUME_KEYS}
-        if not config.chunk_size:  # automatic: keep the recorded size
-            changes["chunk_size"] = stored.chunk_size
-        config = RunConfig(**{**asdict(stored), **changes})
+        config = resumed_config(run_dir, config)
     else:
         _refuse_out(run_dir)
     config.validate()
     check_backend(config.backend)
+    try:
+        if not resume:  # the folder must exist to be locked: a new run creates it here
+            run_dir.mkdir(parents=True, exist_ok=True)
+        held = lock.RunLock(run_dir)
+    except OSError as exc:
+        raise RunError(f"cannot write the run folder {run_dir}: {exc.strerror or exc}") from None
+    try:
+        if not resume:  # again under the lock: another writer may have filled it since
+            _refuse_out(run_dir)
+        return _execute_locked(config, run_dir, resume, on_progress, say)
+    finally:
+        held.release()
+
+
+def resumed_config(run_dir: Path, config: RunConfig) -> RunConfig:
+    """The configuration a resume plays: the manifest's (verified against its digest),
+    with :data:`RESUME_KEYS` from ``config`` (a chunk size of 0 keeps the recorded one)."""
+    stored = verified_config(run_dir, load_manifest(run_dir))
+    changes = {k: getattr(config, k) for k in RESUME_KEYS}
+    if not config.chunk_size:  # automatic: keep the recorded size
+        changes["chunk_size"] = stored.chunk_size
+    return RunConfig(**{**asdict(stored), **changes})
+
+
+def _execute_locked(
+    config: RunConfig,
+    run_dir: Path,
+    resume: bool,
+    on_progress: Callable[[int, int], None] | None,
+    say: Callable[[str], None],
+) -> Manifest:
+    """:func:`execute` once the checks passed and the run folder's lock is held."""
     if resume:
+        manifest = load_manifest(run_dir)  # read under the lock: the latest status
         good = reopen_run(run_dir, say)
     else:
         good = []
