@@ -9,6 +9,7 @@ ledger (:mod:`.ledger`), one line per chunk, and verified against the files on r
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
@@ -363,8 +364,11 @@ def execute(
         _refuse_out(run_dir)
     config.validate()
     check_backend(config.backend)
+    # the folder must exist to be locked: a new run creates it here (and removes what it
+    # created if it fails before the manifest is written, e.g. an unreachable scheduler)
+    made = [] if resume else [d for d in (run_dir, *run_dir.parents) if not d.exists()]
     try:
-        if not resume:  # the folder must exist to be locked: a new run creates it here
+        if not resume:
             run_dir.mkdir(parents=True, exist_ok=True)
         held = lock.RunLock(run_dir)
     except OSError as exc:
@@ -375,6 +379,10 @@ def execute(
         return _execute_locked(config, run_dir, resume, on_progress, say)
     finally:
         held.release()
+        if made and not (run_dir / MANIFEST).exists():
+            for d in made:  # innermost first; a folder another process filled stays
+                with contextlib.suppress(OSError):
+                    d.rmdir()
 
 
 def resumed_config(run_dir: Path, config: RunConfig) -> RunConfig:
