@@ -420,7 +420,13 @@ def _execute_locked(
     finally:
         pool.close(cancel=False)
     manifest = completed(manifest)
-    write_manifest(run_dir, manifest)
+    try:
+        write_manifest(run_dir, manifest)
+    except OSError as exc:  # every game is logged: a resume only marks it complete
+        raise RunError(
+            f"cannot write {run_dir / MANIFEST}: {exc.strerror or exc}; every game is "
+            f"logged (--resume {run_dir} marks the run complete)"
+        ) from None
     return manifest
 
 
@@ -456,13 +462,13 @@ def _play(
             for task in finished:
                 try:
                     result: ChunkResult = pool.result(task)
-                except OSError as exc:
+                    entry = ledger.Entry(result.start, result.stop, result.files)
+                    ledger.append(run_dir, entry)
+                except OSError as exc:  # a full disk, for one (no temporary is left)
                     raise RunError(
                         f"writing the logs in {run_dir} failed: {exc.strerror or exc}; "
                         f"finished chunks are kept (--resume {run_dir})"
                     ) from None
-                entry = ledger.Entry(result.start, result.stop, result.files)
-                ledger.append(run_dir, entry)
                 planner.record(result.games, result.seconds)
                 done += result.games
                 finished_chunks += 1
