@@ -5,9 +5,9 @@ folder from before their last check of the folder until the run ends, so two wri
 never both play the same games: the second gets one line naming the first's PID (which
 the lock file holds as text) and changes nothing. The kernel drops the lock when its
 process dies, so a run killed with ``kill -9`` leaves no stale lock: a lock file nobody
-holds is simply locked again. The holder removes the file when it is done, after making
-sure that the file it locked is still the one at that path (a writer that opened the
-file just before it was removed locks a dead file, notices, and tries again).
+holds is simply locked again. The holder removes the file when it is done, still
+holding it; a writer that opened the file just before it was removed locks a file no
+longer at that path, notices (the inodes differ), and tries again.
 
 Readers (``query``, ``report``, ``compare``, ...) never take the lock.
 """
