@@ -181,3 +181,24 @@ def test_a_stale_lock_file_alone_is_a_reusable_skeleton(tmp_path: Path) -> None:
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, (out, err)
     assert games_rows(run) == (GAMES, GAMES) and not (run / LOCK).exists()
+
+
+def test_a_folder_a_writer_is_setting_up_is_refused_as_being_written(tmp_path: Path) -> None:
+    """While the holder sets the folder up (a ledger's temporary, say: "holds files" for
+    anyone else), a second ``run --out`` is told it is being written, with the PID."""
+    from haggis_sim.runner.lock import RunLock
+
+    run = tmp_path / "setting-up"
+    run.mkdir()
+    (run / ".parts.jsonl.tmp").write_text("")
+    held = RunLock(run)  # this test process is the writer
+    try:
+        before = snapshot(run)
+        proc = cli("run", *RUN, "--out", str(run))
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 2, (out, err)
+        assert err.count("\n") == 1 and f"PID {os.getpid()}" in err, err
+        assert snapshot(run) == before
+    finally:
+        held.release()
+    assert not (run / LOCK).exists()

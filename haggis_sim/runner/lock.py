@@ -43,6 +43,32 @@ def _holder(path: Path) -> str:
         time.sleep(0.01)
 
 
+def _locked(path: Path) -> RunLockedError:
+    return RunLockedError(
+        f"run folder {path.parent} is being written by another haggis-sim process "
+        f"(PID {_holder(path)}); wait for it to finish, or stop it, then try again"
+    )
+
+
+def check_free(run_dir: Path) -> None:
+    """RunLockedError (naming the holder's PID) if a process holds the folder's lock.
+
+    Creates nothing: a folder another writer is still setting up is refused as being
+    written, not as a folder that holds files.
+    """
+    path = run_dir / LOCK
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return  # no lock file: nobody holds it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise _locked(path) from None
+    finally:
+        os.close(fd)
+
+
 def _lock_once(path: Path) -> int | None:
     """Lock the file at ``path`` (created if missing); its descriptor, or None if the
     locked file was removed meanwhile (try again). RunLockedError if another holds it."""
@@ -51,10 +77,7 @@ def _lock_once(path: Path) -> int | None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
-        raise RunLockedError(
-            f"run folder {path.parent} is being written by another haggis-sim process "
-            f"(PID {_holder(path)}); wait for it to finish, or stop it, then try again"
-        ) from None
+        raise _locked(path) from None
     except BaseException:
         os.close(fd)
         raise

@@ -361,7 +361,11 @@ def execute(
     if resume:
         config = resumed_config(run_dir, config)
     else:
-        _refuse_out(run_dir)
+        try:
+            _refuse_out(run_dir)
+        except RunError:
+            lock.check_free(run_dir)  # a writer at work in it: say so, with its PID
+            raise
     config.validate()
     check_backend(config.backend)
     # the folder must exist to be locked: a new run creates it here (and removes what it
