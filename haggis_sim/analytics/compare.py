@@ -31,8 +31,8 @@ from scipy.stats import t as student_t
 
 from ..errors import InputError
 from ..logs import ledger
-from ..logs.manifest import load_manifest
-from ..logs.query import check_parts, connect, damage_from
+from ..logs.manifest import Manifest, config_digest, load_manifest
+from ..logs.query import check_parts, connect, damage_from, run_files
 from ..stats import newcombe, wilson_rate
 
 SOURCES = ("going_out", "cards", "bets", "bonus")
@@ -105,9 +105,22 @@ def metric_of(column: str) -> str:
     return base if tail.isdigit() and base in ENTRY_METRICS else column
 
 
-def _connect(run_dir: Path) -> duckdb.DuckDBPyConnection:
+def same_run(dir_a: Path, a: Manifest, dir_b: Path, b: Manifest) -> str | None:
+    """Why two run arguments are one run, or None: the same folder (also through a
+    symlink), or the same configuration digest (same strategies, games, rules, seed,
+    seats and logging: the same games, as in a copy of the folder). Given twice, its
+    games would count twice in a report; compared with itself, it shows nothing."""
+    if dir_a.resolve() == dir_b.resolve():
+        return "the same folder"
+    if config_digest(a.config.as_dict()) == config_digest(b.config.as_dict()):
+        return "the same configuration, so the same games"
+    return None
+
+
+def _run_files(run_dir: Path) -> dict[str, list[Path]]:
+    """The run's parts, footers checked; InputError for a run without any yet."""
     try:
-        return connect(run_dir)
+        return run_files(run_dir)
     except FileNotFoundError as exc:
         raise InputError(f"{exc} (an empty or unfinished run)") from None
 
@@ -179,9 +192,15 @@ def game_metrics(run_dir: Path) -> pl.DataFrame:
     manifest = load_manifest(run_dir)
     players = manifest.players
     n_entries = len(manifest.strategies)
-    con = _connect(run_dir)
+    files = _run_files(run_dir)
+    con = connect(run_dir, files)
     try:
         frame = con.sql(_game_sql(players, n_entries)).pl()
+    except duckdb.Error as exc:  # damage inside a part: name the part, as query does
+        damage = damage_from(run_dir, [f for parts in files.values() for f in parts], exc)
+        if damage is None:
+            raise
+        raise damage from None
     finally:
         con.close()
     return frame
@@ -380,6 +399,12 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
     both runs have a pairing (:func:`has_pairing`), and ``note`` says when one has not.
     """
     ma, mb = load_manifest(run_a), load_manifest(run_b)
+    why = same_run(run_a, ma, run_b, mb)
+    if why:
+        raise InputError(
+            f"{run_a} and {run_b} are the same run ({why}): comparing a run with itself "
+            "shows nothing; give two different runs"
+        )
     fa, fb = game_metrics(run_a), game_metrics(run_b)
     specs_a, specs_b = ma.specs, mb.specs
     paired = ma.players == mb.players and same_deals(fa, fb)

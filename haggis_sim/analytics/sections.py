@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import duckdb
 import numpy as np
@@ -29,6 +28,7 @@ from .. import stats
 from ..engine import layout as L
 from ..logs import ledger
 from ..logs import schema as logs
+from ..logs.manifest import Manifest
 from ..logs.query import check_parts, new_connection, parquet_list
 
 HAND = 17  # cards dealt to each seat: 14 suit cards + J, Q, K
@@ -62,7 +62,7 @@ def _q(text: str) -> str:
 
 
 def connect_runs(
-    run_dirs: list[Path], manifests: list[dict[str, Any]]
+    run_dirs: list[Path], manifests: list[Manifest]
 ) -> tuple[duckdb.DuckDBPyConnection, list[int]]:
     """A DuckDB connection with the views of every run that has logged games.
 
@@ -81,9 +81,8 @@ def connect_runs(
         for i in included:
             src = f"read_parquet({parquet_list(parts[i][table])})"
             if table == "games":
-                rules = manifests[i].get("rules", {})
-                cp = _q(str(rules.get("card_points", "classic")))
-                players = int(manifests[i].get("players", rules.get("players", 2)))
+                cp = _q(manifests[i].rules.card_points)
+                players = manifests[i].players
                 extra = f", '{cp}' AS card_points, {players} AS players"
                 selects.append(f"SELECT {i} AS run, * REPLACE (CAST(rules AS VARCHAR) AS rules)"
                                f"{extra} FROM {src}")  # fmt: skip

@@ -170,11 +170,16 @@ def write_bytes_atomic(data: bytes, path: Path) -> None:
 
     A reader never sees a half-written part under its final name. There is no fsync: a
     part lost or cut short by a crash of the machine is caught by its size and digest in
-    the ledger when the run resumes, and played again.
+    the ledger when the run resumes, and played again. A write that fails removes its
+    temporary file before the error goes on.
     """
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException:  # a full disk, for one: leave no temporary behind
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def clean_temporaries(run_dir: Path) -> int:

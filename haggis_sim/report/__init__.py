@@ -20,9 +20,9 @@ HTML page) and :mod:`.output` (the report's rules for ``--out``, on
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from .. import outputs
+from ..logs.manifest import Manifest
 from ..outputs import OutState, foreign, marker_data, tree
 from .build import (
     STEPS,
@@ -84,7 +84,7 @@ __all__ = [
 def _write_files(
     tmp: Path,
     run_dirs: list[Path],
-    manifests: list[dict[str, Any]],
+    manifests: list[Manifest],
     fmt: Format,
     on_step: Step | None = None,
 ) -> None:

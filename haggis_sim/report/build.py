@@ -7,36 +7,45 @@ and gives a Ctrl-C that DuckDB turned into an error back as a KeyboardInterrupt.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import duckdb
 import polars as pl
 
 from ..analytics import sections as S
+from ..analytics.compare import same_run
 from ..logs import ledger
-from ..logs.manifest import MANIFEST
+from ..logs.manifest import MANIFEST, Manifest, load_manifest
+from ..logs.query import damage_from
+from ..logs.schema import TABLES, DamagedLogError
 from .output import ReportError
 
 
-def read_manifests(run_dirs: list[Path]) -> list[dict[str, Any]]:
-    """Each run's manifest; ReportError naming the first folder that is not a run."""
+def read_manifests(run_dirs: list[Path]) -> list[Manifest]:
+    """Each run's typed manifest; ReportError naming the first folder that is not a run,
+    ManifestError (one line naming the file and the field) for a damaged manifest, and
+    ReportError naming both arguments for a run given twice (its games would count twice).
+    """
     out = []
     for d in run_dirs:
         if not d.exists():
             raise ReportError(f"run folder {d} does not exist")
         if not d.is_dir() or not (d / MANIFEST).exists():
             raise ReportError(f"{d} is not a haggis-sim run folder (no {MANIFEST})")
-        try:
-            out.append(json.loads((d / MANIFEST).read_text()))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ReportError(f"{d / MANIFEST} cannot be read: {exc}") from None
+        out.append(load_manifest(d))
+    for j, (d, m) in enumerate(zip(run_dirs, out, strict=True)):
+        for earlier, em in zip(run_dirs[:j], out[:j], strict=True):
+            why = same_run(earlier, em, d, m)
+            if why:
+                raise ReportError(
+                    f"{earlier} and {d} are the same run ({why}): its games would be "
+                    "counted twice; give each run once"
+                )
     return out
 
 
-def run_notices(run_dirs: list[Path], manifests: list[dict[str, Any]]) -> list[str]:
+def run_notices(run_dirs: list[Path], manifests: list[Manifest]) -> list[str]:
     """Plain-language warnings: unfinished runs and runs without logged games."""
     notes = []
     for d, m in zip(run_dirs, manifests, strict=True):
@@ -47,10 +56,9 @@ def run_notices(run_dirs: list[Path], manifests: list[dict[str, Any]]) -> list[s
                 pl.scan_parquet(p).select(pl.len()).collect().item()
                 for p in ledger.table_files(d, "games")
             )
-        total = int(m.get("games", 0) or 0)
-        if m.get("status") != "complete":
+        if m.status != "complete":
             notes.append(
-                f"Run {d} is unfinished (status {m.get('status')!r}): {logged:,} of {total:,} "
+                f"Run {d} is unfinished (status {m.status!r}): {logged:,} of {m.games:,} "
                 "games are logged; the report covers only those games."
             )
         if logged == 0:
@@ -65,7 +73,7 @@ STEPS = len(S.SECTIONS) + 2  # the sections' queries, the figures, the page and 
 
 def build_tables(
     run_dirs: list[Path],
-    manifests: list[dict[str, Any]] | None = None,
+    manifests: list[Manifest] | None = None,
     on_step: Step | None = None,
 ) -> tuple[dict[str, pl.DataFrame], list[int]]:
     """Every section's tables over the runs, and the indices of the runs with games.
@@ -88,8 +96,24 @@ def build_tables(
     except (RuntimeError, duckdb.Error) as exc:
         if is_interrupt(exc):  # DuckDB turns Ctrl-C into an error: give it back as one
             raise KeyboardInterrupt from None
+        damage = damaged_part(run_dirs, exc)
+        if damage is not None:
+            raise damage from None
         raise
     return tables, included
+
+
+def damaged_part(run_dirs: list[Path], exc: BaseException) -> DamagedLogError | None:
+    """The damaged part of one of the runs that ``exc`` (a DuckDB error) comes from, or
+    None: damage inside a part whose footer is intact shows only when it is read."""
+    if not isinstance(exc, duckdb.Error):
+        return None
+    for d in run_dirs:
+        files = [f for table in TABLES for f in ledger.table_files(d, table)]
+        damage = damage_from(d, files, exc)
+        if damage is not None:
+            return damage
+    return None
 
 
 def is_interrupt(exc: BaseException) -> bool:

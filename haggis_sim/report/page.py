@@ -15,6 +15,7 @@ from typing import Any
 import polars as pl
 
 from .. import __version__
+from ..logs.manifest import Manifest
 from .labels import short_specs
 
 
@@ -131,19 +132,18 @@ CSS = (
 )
 
 
-def _header(run_dirs: list[Path], manifests: list[dict[str, Any]]) -> str:
+def _header(run_dirs: list[Path], manifests: list[Manifest]) -> str:
     """The folded run list: each run's command, rules, strategies, seed, games, status."""
     parts = []
     for d, m in zip(run_dirs, manifests, strict=True):
-        strategies = ", ".join(s.get("spec", "?") for s in m.get("strategies", []))
         rows = [
-            ("command", m.get("command", "?")),
-            ("rules", json.dumps(m.get("rules", {}))),
-            ("strategies", strategies),
-            ("seed", m.get("seed", "?")),
-            ("games (planned)", m.get("games", "?")),
-            ("status", m.get("status", "?")),
-            ("package version", m.get("version", "?")),
+            ("command", m.command),
+            ("rules", json.dumps(m.rules.as_dict())),
+            ("strategies", ", ".join(m.specs)),
+            ("seed", m.seed),
+            ("games (planned)", m.games),
+            ("status", m.status),
+            ("package version", m.version),
         ]
         body = "".join(
             f"<tr><th>{html.escape(k)}</th><td style='text-align:left'><code>"
@@ -159,9 +159,9 @@ def _header(run_dirs: list[Path], manifests: list[dict[str, Any]]) -> str:
     )
 
 
-def moves_logged(manifests: list[dict[str, Any]]) -> bool:
+def moves_logged(manifests: list[Manifest]) -> bool:
     """Whether every run kept its moves log (``--no-log-moves`` turns it off)."""
-    return all(m.get("config", {}).get("log_moves", True) for m in manifests)
+    return all(m.config.log_moves for m in manifests)
 
 
 NO_MOVES = (
@@ -170,7 +170,7 @@ NO_MOVES = (
 )
 
 
-def empty_notes(tables: dict[str, pl.DataFrame], manifests: list[dict[str, Any]]) -> dict[str, str]:
+def empty_notes(tables: dict[str, pl.DataFrame], manifests: list[Manifest]) -> dict[str, str]:
     """Per section whose figure has no data: a sentence saying why and how to get it."""
     which = "these runs" if len(manifests) > 1 else "this run"
     notes: dict[str, str] = {}
@@ -220,7 +220,7 @@ def _shortened(frame: pl.DataFrame, short: dict[str, str]) -> pl.DataFrame:
 
 def page_html(
     run_dirs: list[Path],
-    manifests: list[dict[str, Any]],
+    manifests: list[Manifest],
     notices: list[str],
     tables: dict[str, pl.DataFrame],
     figures: dict[str, str],

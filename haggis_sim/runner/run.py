@@ -9,6 +9,7 @@ ledger (:mod:`.ledger`), one line per chunk, and verified against the files on r
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
@@ -36,6 +37,7 @@ from ..logs.manifest import (
     write_manifest,
 )
 from ..rules import Rules
+from . import lock
 from .chunk import ChunkLogs, play_chunk
 from .plan import ChunkPlanner, format_duration
 from .pool import DaskPool, InlinePool, LokyPool, Pool, check_backend, local_workers
@@ -254,12 +256,13 @@ def make_pool(config: RunConfig, games_to_play: int) -> tuple[Pool, str | None]:
 
 
 def _refuse_out(run_dir: Path) -> None:
-    """RunError unless ``run_dir`` is new, empty, or a skeleton left by a killed start."""
+    """RunError unless ``run_dir`` is new, empty, or a skeleton left by a killed start
+    (an empty ledger, a manifest's temporary, a lock file nobody holds any more)."""
     if run_dir.exists() and not run_dir.is_dir():
         raise RunError(f"--out {run_dir} is a file, not a folder")
     if not run_dir.is_dir():
         return
-    skeleton = {ledger.LEDGER, f".{MANIFEST}.tmp"}
+    skeleton = {ledger.LEDGER, f".{MANIFEST}.tmp", lock.LOCK}
     for path in run_dir.rglob("*"):
         if path.is_dir():
             continue
@@ -356,17 +359,56 @@ def execute(
     """
     say = on_note or (lambda _m: None)
     if resume:
-        manifest = load_manifest(run_dir)
-        stored = verified_config(run_dir, manifest)
-        changes = {k: getattr(config, k) for k in RESUME_KEYS}
-        if not config.chunk_size:  # automatic: keep the recorded size
-            changes["chunk_size"] = stored.chunk_size
-        config = RunConfig(**{**asdict(stored), **changes})
+        config = resumed_config(run_dir, config)
     else:
-        _refuse_out(run_dir)
+        try:
+            _refuse_out(run_dir)
+        except RunError:
+            lock.check_free(run_dir)  # a writer at work in it: say so, with its PID
+            raise
     config.validate()
     check_backend(config.backend)
+    # the folder must exist to be locked: a new run creates it here (and removes what it
+    # created if it fails before the manifest is written, e.g. an unreachable scheduler)
+    made = [] if resume else [d for d in (run_dir, *run_dir.parents) if not d.exists()]
+    try:
+        if not resume:
+            run_dir.mkdir(parents=True, exist_ok=True)
+        held = lock.RunLock(run_dir)
+    except OSError as exc:
+        raise RunError(f"cannot write the run folder {run_dir}: {exc.strerror or exc}") from None
+    try:
+        if not resume:  # again under the lock: another writer may have filled it since
+            _refuse_out(run_dir)
+        return _execute_locked(config, run_dir, resume, on_progress, say)
+    finally:
+        held.release()
+        if made and not (run_dir / MANIFEST).exists():
+            for d in made:  # innermost first; a folder another process filled stays
+                with contextlib.suppress(OSError):
+                    d.rmdir()
+
+
+def resumed_config(run_dir: Path, config: RunConfig) -> RunConfig:
+    """The configuration a resume plays: the manifest's (verified against its digest),
+    with :data:`RESUME_KEYS` from ``config`` (a chunk size of 0 keeps the recorded one)."""
+    stored = verified_config(run_dir, load_manifest(run_dir))
+    changes = {k: getattr(config, k) for k in RESUME_KEYS}
+    if not config.chunk_size:  # automatic: keep the recorded size
+        changes["chunk_size"] = stored.chunk_size
+    return RunConfig(**{**asdict(stored), **changes})
+
+
+def _execute_locked(
+    config: RunConfig,
+    run_dir: Path,
+    resume: bool,
+    on_progress: Callable[[int, int], None] | None,
+    say: Callable[[str], None],
+) -> Manifest:
+    """:func:`execute` once the checks passed and the run folder's lock is held."""
     if resume:
+        manifest = load_manifest(run_dir)  # read under the lock: the latest status
         good = reopen_run(run_dir, say)
     else:
         good = []
@@ -382,7 +424,13 @@ def execute(
     finally:
         pool.close(cancel=False)
     manifest = completed(manifest)
-    write_manifest(run_dir, manifest)
+    try:
+        write_manifest(run_dir, manifest)
+    except OSError as exc:  # every game is logged: a resume only marks it complete
+        raise RunError(
+            f"cannot write {run_dir / MANIFEST}: {exc.strerror or exc}; every game is "
+            f"logged (--resume {run_dir} marks the run complete)"
+        ) from None
     return manifest
 
 
@@ -418,13 +466,13 @@ def _play(
             for task in finished:
                 try:
                     result: ChunkResult = pool.result(task)
-                except OSError as exc:
+                    entry = ledger.Entry(result.start, result.stop, result.files)
+                    ledger.append(run_dir, entry)
+                except OSError as exc:  # a full disk, for one (no temporary is left)
                     raise RunError(
                         f"writing the logs in {run_dir} failed: {exc.strerror or exc}; "
                         f"finished chunks are kept (--resume {run_dir})"
                     ) from None
-                entry = ledger.Entry(result.start, result.stop, result.files)
-                ledger.append(run_dir, entry)
                 planner.record(result.games, result.seconds)
                 done += result.games
                 finished_chunks += 1

@@ -92,6 +92,7 @@ COMMANDS: dict[str, Callable[[Path, Path, Path], list[str]]] = {
     "study": lambda run, ref, tmp: ["study", "bets", str(run), "--positions", "2"],
     "query": lambda run, ref, tmp: ["query", str(run), "SELECT count(*) AS n FROM games"],
     "run --resume": lambda run, ref, tmp: ["run", "--resume", str(run), "--jobs", "1", "-q"],
+    "report": lambda run, ref, tmp: ["report", str(run), "--out", str(tmp / "rep")],
 }
 
 
@@ -106,7 +107,7 @@ def test_a_damaged_manifest_is_one_error_line(
     before = _snapshot(run)
     one_line_error(invoke(*COMMANDS[command](run, reference, tmp_path)), *words)
     assert _snapshot(run) == before
-    assert not (tmp_path / "g.html").exists()
+    assert not (tmp_path / "g.html").exists() and not (tmp_path / "rep").exists()
 
 
 def test_the_loader_names_the_file_and_the_field(reference: Path, tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from haggis_sim.analytics.sections import connect_runs
 from haggis_sim.cli import app
 from haggis_sim.logs import ledger
 from haggis_sim.logs import schema as logs
+from haggis_sim.logs.manifest import load_manifest
 from haggis_sim.logs.query import QueryError, connect, new_connection, read_only_statement
 from haggis_sim.report import build_tables
 
@@ -179,7 +180,7 @@ def test_library_connections_are_confined(runs: dict[str, Path], tmp_path: Path)
     secret_frame = pl.DataFrame({"s": ["TOPSECRET"]})  # a Python variable SQL must not see
     assert secret_frame.height == 1
     a, other = runs["a"], runs["other"]
-    report_con, included = connect_runs([a], [{}])
+    report_con, included = connect_runs([a], [load_manifest(a)])
     assert included == [0]
     for con in (connect(a), report_con):
         assert con.sql("SELECT count(*) FROM games").fetchall() == [(20,)]
@@ -350,5 +351,6 @@ def test_damaged_part_is_named_by_report_and_compare(
     part = ledger.table_files(run_copy, "moves")[0]
     damage(part)
     with pytest.raises(logs.DamagedLogError, match=f"damaged log file {part}"):
-        build_tables([run_copy], [{}])
-    one_line_error(invoke("compare", str(runs["a"]), str(run_copy)), f"damaged log file {part}")
+        build_tables([run_copy], [load_manifest(run_copy)])
+    # compared with another run: a copy of run a is run a, which compare refuses as such
+    one_line_error(invoke("compare", str(runs["other"]), str(run_copy)), f"damaged log file {part}")

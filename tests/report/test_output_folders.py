@@ -369,25 +369,37 @@ def test_experiment_unwritable_out_gives_one_line(exp: tuple[Path, Path]) -> Non
 # ------------------------------------------------------------------ compare --html
 
 
-def compare(run: Path, html: Path) -> Result:
-    return runner.invoke(app, ["compare", str(run), str(run), "--html", str(html)])
+@pytest.fixture(scope="module")
+def seed_1(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Another run to compare ``run`` with (a run compared with itself is refused)."""
+    out = tmp_path_factory.mktemp("hostile") / "seed1"
+    args = ["--strategies", "greedy,random", "--games", "20", "--seed", "1", "--jobs", "1"]
+    result = runner.invoke(app, ["run", *args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
 
 
-def test_compare_html_refuses_user_files_and_replaces_its_own(run: Path, tmp_path: Path) -> None:
+def compare(run: Path, html: Path, other: Path) -> Result:
+    return runner.invoke(app, ["compare", str(run), str(other), "--html", str(html)])
+
+
+def test_compare_html_refuses_user_files_and_replaces_its_own(
+    run: Path, seed_1: Path, tmp_path: Path
+) -> None:
     mine = tmp_path / "page.html"
     mine.write_text("<p>my page</p>\n")
     (tmp_path / "folder").mkdir()
     before = snapshot(tmp_path)
-    assert "not a comparison written by haggis-sim" in one_line(compare(run, mine))
-    assert "not a file" in one_line(compare(run, tmp_path / "folder"))
-    assert "inside the run folder" in one_line(compare(run, run / "cmp.html"))
-    assert "is a file" in one_line(compare(run, mine / "cmp.html"))
+    assert "not a comparison written by haggis-sim" in one_line(compare(run, mine, seed_1))
+    assert "not a file" in one_line(compare(run, tmp_path / "folder", seed_1))
+    assert "inside the run folder" in one_line(compare(run, run / "cmp.html", seed_1))
+    assert "is a file" in one_line(compare(run, mine / "cmp.html", seed_1))
     assert snapshot(tmp_path) == before
-    line = one_line(compare(run, Path("/proc/haggis-test/cmp.html")))
+    line = one_line(compare(run, Path("/proc/haggis-test/cmp.html"), seed_1))
     assert line.startswith("error: cannot write --html /proc/haggis-test/cmp.html")
     ours = tmp_path / "new" / "cmp.html"
     for _ in range(2):  # new, then its own earlier fragment
-        result = compare(run, ours)
+        result = compare(run, ours, seed_1)
         assert result.exit_code == 0, result.output
         assert ours.read_text().startswith('<section class="compare">')
     assert sorted(p.name for p in (tmp_path / "new").iterdir()) == ["cmp.html"]

@@ -1,0 +1,121 @@
+"""One writer per run folder: an exclusive OS file lock held while a run writes.
+
+``run`` and ``run --resume`` hold :data:`LOCK` (``fcntl.flock``, exclusive) in the run
+folder from before their last check of the folder until the run ends, so two writers can
+never both play the same games: the second gets one line naming the first's PID (which
+the lock file holds as text) and changes nothing. The kernel drops the lock when its
+process dies, so a run killed with ``kill -9`` leaves no stale lock: a lock file nobody
+holds is simply locked again. The holder removes the file when it is done, still
+holding it; a writer that opened the file just before it was removed locks a file no
+longer at that path, notices (the inodes differ), and tries again.
+
+Readers (``query``, ``report``, ``compare``, ...) never take the lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import time
+from pathlib import Path
+
+from ..errors import InputError
+
+LOCK = ".haggis-sim.lock"
+_PID_WAIT = 0.5  # seconds to wait for a new holder to write its PID into the file
+
+
+class RunLockedError(InputError):
+    """Another process is writing the run folder (it holds the folder's lock)."""
+
+
+def _holder(path: Path) -> str:
+    """The PID the lock file names (waiting briefly for a holder that just locked it)."""
+    deadline = time.monotonic() + _PID_WAIT
+    while True:
+        try:
+            text = path.read_text().strip()
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        if text or time.monotonic() > deadline:
+            return text if text.isdigit() else "unknown"
+        time.sleep(0.01)
+
+
+def _locked(path: Path) -> RunLockedError:
+    return RunLockedError(
+        f"run folder {path.parent} is being written by another haggis-sim process "
+        f"(PID {_holder(path)}); wait for it to finish, or stop it, then try again"
+    )
+
+
+def check_free(run_dir: Path) -> None:
+    """RunLockedError (naming the holder's PID) if a process holds the folder's lock.
+
+    Creates nothing: a folder another writer is still setting up is refused as being
+    written, not as a folder that holds files.
+    """
+    path = run_dir / LOCK
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return  # no lock file: nobody holds it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise _locked(path) from None
+    finally:
+        os.close(fd)
+
+
+def _lock_once(path: Path) -> int | None:
+    """Lock the file at ``path`` (created if missing); its descriptor, or None if the
+    locked file was removed meanwhile (try again). RunLockedError if another holds it."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise _locked(path) from None
+    except BaseException:
+        os.close(fd)
+        raise
+    try:
+        same = os.fstat(fd).st_ino == os.stat(path).st_ino
+    except FileNotFoundError:
+        same = False
+    if not same:
+        os.close(fd)
+        return None
+    return fd
+
+
+class RunLock:
+    """The held lock of one run folder; :meth:`release` gives it up (once)."""
+
+    def __init__(self, run_dir: Path) -> None:
+        """Lock ``run_dir`` (which must exist) and write this process's PID into the
+        lock file. RunLockedError (one line naming the holder's PID) if another process
+        holds it; OSError if the lock file cannot be created or written."""
+        self.path = run_dir / LOCK
+        fd = None
+        while fd is None:
+            fd = _lock_once(self.path)
+        self.fd: int | None = fd
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except BaseException:
+            self.release()
+            raise
+
+    def release(self) -> None:
+        """Remove the lock file and unlock it (removed while still held: see the module
+        docstring); nothing if already released."""
+        if self.fd is None:
+            return
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+        os.close(self.fd)
+        self.fd = None
