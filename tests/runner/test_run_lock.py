@@ -21,6 +21,8 @@ import pytest
 
 from haggis_sim.logs import ledger
 
+pytestmark = pytest.mark.slow  # real processes racing for one run folder
+
 GAMES = 1000
 LOCK = ".haggis-sim.lock"  # the lock file (haggis_sim.runner.lock.LOCK)
 RUN = ["-s", "heuristic,greedy", "-n", str(GAMES), "--seed", "7", "--jobs", "1", "-q"]
