@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from ..analytics import sections as S
+from ..analytics import sections
 from ..analytics.compare import same_run
 from ..logs import ledger
 from ..logs.manifest import MANIFEST, Manifest, load_manifest
@@ -68,7 +68,7 @@ def run_notices(run_dirs: list[Path], manifests: list[Manifest]) -> list[str]:
 
 Step = Callable[[str, int, int], None]
 """Progress of a report build: ``(what is being done, steps done, steps in all)``."""
-STEPS = len(S.SECTIONS) + 2  # the sections' queries, the figures, the page and tables
+STEPS = len(sections.SECTIONS) + 2  # the sections' queries, the figures, the page and tables
 
 
 def build_tables(
@@ -82,12 +82,12 @@ def build_tables(
     manifests = manifests if manifests is not None else read_manifests(run_dirs)
     tables: dict[str, pl.DataFrame] = {}
     try:
-        con, included = S.connect_runs(run_dirs, manifests)
+        con, included = sections.connect_runs(run_dirs, manifests)
         try:
             if included:
                 n_games = con.execute("SELECT count(*) FROM games").fetchall()[0][0]
                 if n_games > 0:
-                    for i, (name, fn) in enumerate(S.SECTIONS.items()):
+                    for i, (name, fn) in enumerate(sections.SECTIONS.items()):
                         if on_step:
                             on_step(f"section {name.replace('_', ' and ')}", i, STEPS)
                         tables.update(fn(con))

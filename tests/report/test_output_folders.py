@@ -19,8 +19,8 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-from haggis_sim import report as R
-from haggis_sim.analytics import sections as S
+from haggis_sim import report as report_pkg
+from haggis_sim.analytics import sections
 from haggis_sim.cli import app
 from haggis_sim.experiment import (
     ExperimentError,
@@ -99,7 +99,7 @@ def earlier(run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished report (png format: figures and marker) written into an empty folder."""
     out = tmp_path_factory.mktemp("earlier") / "rep"
     out.mkdir()
-    assert R.check_out(out) == "empty"
+    assert report_pkg.check_out(out) == "empty"
     result = report(run, "--out", out, "--format", "png")
     assert result.exit_code == 0, result.output
     return out
@@ -162,13 +162,14 @@ def test_new_and_empty_folders_get_a_marked_report(
     result = report(run, "--out", out)
     assert result.exit_code == 0, result.output
     for folder, fmt in ((out, "html"), (earlier, "png")):  # earlier: into an empty folder
-        marker = json.loads((folder / R.MARKER).read_text())
-        files, folders = R.tree(folder)
+        marker = json.loads((folder / report_pkg.MARKER).read_text())
+        files, folders = report_pkg.tree(folder)
         assert marker["tool"] == "haggis-sim" and marker["kind"] == "report"
         assert marker["version"] and marker["created"] and marker["format"] == fmt
-        assert sorted([*marker["files"], R.MARKER]) == files and marker["folders"] == folders
+        assert sorted([*marker["files"], report_pkg.MARKER]) == files
+        assert marker["folders"] == folders
         assert "fig-results.png" in files
-    assert "index.html" in R.tree(out)[0] and "tables/pairs.csv" in R.tree(out)[0]
+    assert "index.html" in report_pkg.tree(out)[0] and "tables/pairs.csv" in report_pkg.tree(out)[0]
     assert [p.name for p in tmp_path.iterdir()] == ["new"]  # no temp folder left
     assert [p.name for p in earlier.parent.iterdir()] == ["rep"]
 
@@ -183,9 +184,9 @@ def test_second_report_needs_force_and_force_replaces(
     assert snapshot(rep) == old
     result = report(run, "--out", rep, "--force")  # html over the earlier png report
     assert result.exit_code == 0, result.output
-    marker = json.loads((rep / R.MARKER).read_text())
+    marker = json.loads((rep / report_pkg.MARKER).read_text())
     assert marker["format"] == "html" and (rep / "index.html").is_file()
-    assert sorted([*marker["files"], R.MARKER]) == R.tree(rep)[0]
+    assert sorted([*marker["files"], report_pkg.MARKER]) == report_pkg.tree(rep)[0]
     assert snapshot(rep) != old
     assert [p.name for p in tmp_path.iterdir()] == ["rep"]  # the old report and temp are gone
 
@@ -203,13 +204,13 @@ def test_force_refuses_a_report_holding_a_user_file(
     assert snapshot(rep) == before
     shutil.rmtree(rep / "notes")
     (rep / "fig-results.png").unlink()  # a file of the report gone: still the report's own
-    assert R.check_out(rep, force=True) == "replace"
+    assert report_pkg.check_out(rep, force=True) == "replace"
 
 
 def test_damaged_marker_is_refused(run: Path, earlier: Path, tmp_path: Path) -> None:
     rep = tmp_path / "rep"
     shutil.copytree(earlier, rep)
-    (rep / R.MARKER).write_text("{not json")
+    (rep / report_pkg.MARKER).write_text("{not json")
     before = snapshot(rep)
     assert "damaged" in one_line(report(run, "--out", rep, "--force"))
     assert snapshot(rep) == before
@@ -232,7 +233,7 @@ def test_failed_write_leaves_nothing(
     def full(*_a: object, **_k: object) -> None:
         raise OSError(28, "No space left on device", "fig-results.png")
 
-    monkeypatch.setattr(R, "_figures", full)
+    monkeypatch.setattr(report_pkg, "_figures", full)
     line = one_line(report(run, "--out", tmp_path / "a" / "b" / "rep"))
     assert "cannot write the report files" in line and "No space left on device" in line
     assert list(tmp_path.iterdir()) == []  # no temp folder, no parent folders it made
@@ -250,13 +251,13 @@ def test_interrupt_in_process_leaves_nothing(
     def interrupted(_con: object) -> dict[str, object]:
         raise error
 
-    name = next(iter(S.SECTIONS))
-    monkeypatch.setitem(S.SECTIONS, name, interrupted)
+    name = next(iter(sections.SECTIONS))
+    monkeypatch.setitem(sections.SECTIONS, name, interrupted)
     line = one_line(report(run, "--out", tmp_path / "new" / "rep"), 130, "interrupted")
     assert line == "interrupted: no report written"
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(KeyboardInterrupt):  # the API gives DuckDB's interrupt back as Ctrl-C
-        R.build_report([run], tmp_path / "api")
+        report_pkg.build_report([run], tmp_path / "api")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -310,7 +311,7 @@ def test_experiment_folder_is_marked_and_rerun_keeps_arms(
     result = experiment(file, out)
     assert result.exit_code == 0, result.output
     assert "finished earlier" in result.stderr and snapshot(out / "plain") == parts
-    assert (out / "report" / R.MARKER).is_file()
+    assert (out / "report" / report_pkg.MARKER).is_file()
     (out / ".haggis-sim-experiment.json").unlink()  # a folder from before markers: still ours
     kept = check_experiment_out(load_experiment(file), out)
     assert kept["name"] == "hostile" and "summary.md" in kept["files"]
