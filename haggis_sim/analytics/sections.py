@@ -226,25 +226,29 @@ def ratings(pairs: pl.DataFrame, names: list[str]) -> pl.DataFrame:
 # --- seat and lead ---------------------------------------------------------------------------
 
 
+def _win_rates(con: duckdb.DuckDBPyConnection, sql: str) -> pl.DataFrame:
+    """The rows of ``sql`` (with ``wins`` and ``games``) plus ``win_rate`` and its Wilson
+    interval."""
+    frame = _pl(con, sql)
+    frame = frame.with_columns((pl.col("wins") / pl.col("games")).alias("win_rate"))
+    return _with_wilson(frame, "wins", "games", "win_")
+
+
 def seat_lead(con: duckdb.DuckDBPyConnection) -> Section:
     """Win rate and final score by seat; by whether the seat led the game's first round;
     and round points by whether the seat led that round."""
-    seat = _pl(
+    seat = _win_rates(
         con,
         "SELECT rules, players, seat, count(*) AS games, sum(won::INT)::BIGINT AS wins, "
         "avg(score) AS mean_score FROM seats GROUP BY ALL ORDER BY rules, players, seat",
     )
-    seat = _with_wilson(seat.with_columns((pl.col("wins") / pl.col("games")).alias("win_rate")),
-                        "wins", "games", "win_")  # fmt: skip
-    lead = _pl(
+    lead = _win_rates(
         con,
         "SELECT s.rules, s.players, s.seat = r.leader AS led_first, count(*) AS games, "
         "sum(s.won::INT)::BIGINT AS wins, avg(s.score) AS mean_score "
         "FROM seats s JOIN rounds r ON r.run = s.run AND r.game_id = s.game_id AND r.round = 0 "
         "GROUP BY ALL ORDER BY rules, players, led_first",
     )
-    lead = _with_wilson(lead.with_columns((pl.col("wins") / pl.col("games")).alias("win_rate")),
-                        "wins", "games", "win_")  # fmt: skip
     lead_round = _pl(
         con,
         "SELECT rules, players, seat = leader AS led_round, count(*) AS rounds, "
