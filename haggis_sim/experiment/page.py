@@ -1,8 +1,10 @@
 """The experiment's HTML: ``index.html`` with its forest plots, and ``compare.html``.
 
 A single population's pieces (its forest plot, a metric's table, its arms table, its
-comparison sections) are built by one function each; an experiment with populations
-builds them per population and adds only the cross-population verdicts.
+comparison sections) are gathered by one function each; an experiment with populations
+gathers them per population and adds only the cross-population verdicts. The pages
+themselves are templates (``experiment.html.j2``, ``populations.html.j2``,
+``experiment_compare.html.j2``; see :mod:`haggis_sim.pages`).
 """
 
 from __future__ import annotations
@@ -100,6 +102,12 @@ def _compare_sections(exp: Experiment, out: Path) -> list[str]:
     return [compare_section_html(compare_runs(first, out / arm.name)) for arm in exp.arms[1:]]
 
 
+def _fragments(sections: list[str]) -> list[dict[str, Any]]:
+    """Comparison sections for ``experiment_compare.html.j2``, marked as markup: each was
+    rendered (and its values escaped) by ``compare.html.j2``, so it goes on the page as is."""
+    return [{"html": Markup(section)} for section in sections]
+
+
 # ---------------------------------------------------------------- the pages
 
 
@@ -120,7 +128,7 @@ def _render(template: str, summary: dict[str, Any], **context: Any) -> str:
 def compare_page(exp: Experiment, out: Path) -> str:
     """An HTML page with one comparison section per arm against the first arm."""
     title = f"{exp.name}: every arm against {exp.arms[0].name}"
-    sections = [{"html": Markup(section)} for section in _compare_sections(exp, out)]
+    sections = _fragments(_compare_sections(exp, out))
     return render("experiment_compare.html.j2", title=title, sections=sections)
 
 
@@ -130,7 +138,7 @@ def populations_compare_page(exp: Experiment, out: Path) -> str:
     for pop in exp.populations:
         body.append({"population": pop.name})
         sections = _compare_sections(population_experiment(exp, pop), out / pop.name)
-        body += [{"html": Markup(section)} for section in sections]
+        body += _fragments(sections)
     title = f"{exp.name}: every arm against {exp.arms[0].name}, per population"
     return render("experiment_compare.html.j2", title=title, sections=body)
 
