@@ -44,6 +44,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("simulation", ("haggis_sim.runner",)),
     # training plays its games in the runner's compiled loop: it sits above the runner
     ("training", ("haggis_sim.training",)),
+    # the HTML pages' templates and their environment (jinja2 only): below every page writer
+    ("page templates", ("haggis_sim.pages",)),
     ("analytics", ("haggis_sim.analytics",)),
     # an experiment plays its arms (runner), compares them (analytics) and writes its
     # report (reports): it sits above all three

@@ -18,7 +18,6 @@ interval built from the two Wilson intervals.
 
 from __future__ import annotations
 
-import html
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,6 +32,7 @@ from ..errors import InputError
 from ..logs import ledger
 from ..logs.manifest import Manifest, config_digest, load_manifest
 from ..logs.query import check_parts, connect, damage_from, run_files
+from ..pages import render
 from ..stats import newcombe, wilson_rate
 
 SOURCES = ("going_out", "cards", "bets", "bonus")
@@ -520,31 +520,25 @@ def fair_claim(metric: str, mean: float, low: float, high: float, fair: float) -
 
 
 def compare_section_html(comparison: Comparison) -> str:
-    """An HTML fragment (a heading, a note and a table) for a report to embed."""
-    e = html.escape
-    head = (
-        "<tr><th>metric</th><th>A</th><th>B</th><th>B − A</th>"
-        f"<th>95% interval ({'paired' if comparison.paired else 'unpaired'})</th></tr>"
-    )
-    body = []
-    for r in comparison.rows:
-        significant = not (r.diff.low <= 0 <= r.diff.high)
-        cls = ' class="significant"' if significant else ""
-        body.append(
-            f"<tr{cls}><td>{e(r.label)}</td>"
-            f"<td>{e(fmt_value(r.metric, r.a.mean))}</td>"
-            f"<td>{e(fmt_value(r.metric, r.b.mean))}</td>"
-            f"<td>{e(fmt_value(r.metric, r.diff.diff, signed=True))}</td>"
-            f"<td>{e(fmt_interval(r.metric, r.diff.low, r.diff.high, signed=True))}</td></tr>"
-        )
-    return (
-        '<section class="compare">\n'
-        "<h2>Comparison of two runs</h2>\n"
-        f"<p>A: <code>{e(comparison.run_a)}</code> ({e(comparison.rules_a)}; "
-        f"{e(', '.join(comparison.strategies_a))})<br>\n"
-        f"B: <code>{e(comparison.run_b)}</code> ({e(comparison.rules_b)}; "
-        f"{e(', '.join(comparison.strategies_b))})</p>\n"
-        f"<p>{e(comparison.note)}. Rows whose interval excludes 0 are marked.</p>\n"
-        f"<table>\n<thead>{head}</thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody>\n</table>\n"
-        "</section>\n"
+    """An HTML fragment (a heading, a note and a table) for a report to embed (template
+    ``compare.html.j2``); rows whose interval excludes 0 are marked ``significant``."""
+    rows = [
+        {
+            "significant": not (r.diff.low <= 0 <= r.diff.high),
+            "cells": [
+                r.label,
+                fmt_value(r.metric, r.a.mean),
+                fmt_value(r.metric, r.b.mean),
+                fmt_value(r.metric, r.diff.diff, signed=True),
+                fmt_interval(r.metric, r.diff.low, r.diff.high, signed=True),
+            ],
+        }
+        for r in comparison.rows
+    ]
+    return render(
+        "compare.html.j2",
+        c=comparison,
+        strategies_a=", ".join(comparison.strategies_a),
+        strategies_b=", ".join(comparison.strategies_b),
+        rows=rows,
     )

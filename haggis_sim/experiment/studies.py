@@ -17,7 +17,6 @@ The declarations are validated with the rest of the file (:func:`.spec.parse_stu
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -81,28 +80,14 @@ def studies_markdown(results: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def studies_html(results: list[dict[str, Any]]) -> str:
-    """The studies section of the experiment page: guidance first, the table folded."""
-    if not results:
-        return ""
-    parts = ["<h2>Counterfactual decision studies</h2>"]
-    for r in results:
-        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in r["columns"])
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(_shown(v))}</td>" for v in row) + "</tr>"
-            for row in r["rows"]
-        )
-        items = "".join(f"<li>{html.escape(g)}</li>" for g in r["guidance"])
-        parts.append(
-            f"<h3>Study: {html.escape(r['label'])}</h3><ul>{items}</ul>"
-            f"<p class='small'>Population: {html.escape(r['population'])}</p>"
-            f"<details><summary>Table by situation ({html.escape(r['file'])})</summary>"
-            f"<div class='scroll'><table><tr>{head}</tr>{body}</table></div></details>"
-        )
-    return "\n".join(parts)
+def studies_for_page(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The studies as the experiment page shows them (its ``studies`` macro): each result
+    with its table's cells as texts (floats to 4 significant digits, no value blank)."""
+    return [{**r, "rows": [[_shown(v) for v in row] for row in r["rows"]]} for r in results]
 
 
 def _shown(v: Any) -> str:
+    """A study table's cell as the page shows it."""
     if v is None:
         return ""
     if isinstance(v, float):

@@ -46,13 +46,11 @@ from .output import (
     read_marker,
     write_marker,
 )
-from .page import CSS, IMAGE_CHECK, empty_notes, moves_logged, page_html, table_html
+from .page import empty_notes, moves_logged, page_html
 from .style import PALETTE, series_style
 
 __all__ = [
-    "CSS",
     "FIGURES",
-    "IMAGE_CHECK",
     "MARKER",
     "PALETTE",
     "STEPS",
@@ -76,7 +74,6 @@ __all__ = [
     "series_style",
     "short_specs",
     "split_spec",
-    "table_html",
     "tree",
 ]
 

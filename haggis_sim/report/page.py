@@ -1,12 +1,12 @@
 """The report's HTML page: sections with their text, figures and tables, the run list.
 
-Every string here is part of the page the browser test reads; :data:`CSS` and
-:data:`IMAGE_CHECK` are shared with the experiment pages.
+The page is the template ``templates/report.html.j2``; this module gathers what it shows
+(every string here is part of the page the browser test reads). Its style sheet and image
+check are template partials shared with the experiment pages.
 """
 
 from __future__ import annotations
 
-import html
 import json
 import time
 from pathlib import Path
@@ -16,7 +16,9 @@ import polars as pl
 
 from .. import __version__
 from ..logs.manifest import Manifest
+from ..pages import render
 from .labels import short_specs
+from .style import COLOURS
 
 
 def _cell(value: Any) -> str:
@@ -29,25 +31,23 @@ def _cell(value: Any) -> str:
         return f"{value:.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
-    return html.escape(str(value))
+    return str(value)
 
 
 LONG_TABLE = 12  # rows; a longer table is folded into a <details> box
 
 
-def table_html(frame: pl.DataFrame, caption: str = "") -> str:
-    """An HTML table of a frame (floats to 4 significant digits) in a box that scrolls
-    sideways on its own, so a wide table never widens the page; a table of more than
-    :data:`LONG_TABLE` rows is folded away under ``caption``."""
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in frame.columns)
-    rows = "".join(
-        "<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>" for row in frame.rows()
-    )
-    table = f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-    body = f"<div class='wrap'>{table}</div>"
-    if frame.height > LONG_TABLE:
-        return f"<details><summary>{caption} ({frame.height:,} rows)</summary>{body}</details>"
-    return (f"<h4>{caption}</h4>" if caption else "") + body
+def table_context(name: str, frame: pl.DataFrame) -> dict[str, Any]:
+    """What the page template needs of a table: its name, header and cell texts (floats to
+    4 significant digits), and whether it is folded away (more than :data:`LONG_TABLE`
+    rows)."""
+    rows = [[_cell(v) for v in row] for row in frame.rows()]
+    return {
+        "name": name,
+        "header": frame.columns,
+        "rows": rows,
+        "folded": frame.height > LONG_TABLE,
+    }
 
 
 SECTION_TEXT: list[tuple[str, str, list[str], str]] = [
@@ -109,32 +109,10 @@ SECTION_TEXT: list[tuple[str, str, list[str], str]] = [
     ),
 ]
 
-IMAGE_CHECK = (
-    "<script>window.addEventListener('load', function () {"
-    " var imgs = Array.prototype.slice.call(document.images);"
-    " document.body.dataset.images = String(imgs.length);"
-    " document.body.dataset.imagesLoaded = String(imgs.filter(function (i) {"
-    " return i.complete && i.naturalWidth > 0; }).length); });</script>"
-)
 
-CSS = (
-    "body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1180px;padding:0 1em;"
-    "line-height:1.45;color:#222}"
-    "table{border-collapse:collapse;margin:0.5em 0 1em;font-size:0.85em}"
-    "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-    "td:first-child{text-align:left}"
-    "th{background:#eee}.notice{background:#fff3cd;border:1px solid #e0c36a;padding:0.6em}"
-    ".empty{background:#eef3f8;border-left:4px solid #0072B2;padding:0.5em 0.8em}"
-    ".wrap{overflow-x:auto;max-width:100%}"
-    "img{max-width:100%;height:auto}code{background:#f4f4f4;overflow-wrap:anywhere}"
-    "details{margin:0.4em 0 1em}summary{cursor:pointer;color:#0072B2}"
-    "h4{margin:1em 0 0.2em}"
-)
-
-
-def _header(run_dirs: list[Path], manifests: list[Manifest]) -> str:
+def _run_list(run_dirs: list[Path], manifests: list[Manifest]) -> list[dict[str, Any]]:
     """The folded run list: each run's command, rules, strategies, seed, games, status."""
-    parts = []
+    runs = []
     for d, m in zip(run_dirs, manifests, strict=True):
         rows = [
             ("command", m.command),
@@ -145,18 +123,8 @@ def _header(run_dirs: list[Path], manifests: list[Manifest]) -> str:
             ("status", m.status),
             ("package version", m.version),
         ]
-        body = "".join(
-            f"<tr><th>{html.escape(k)}</th><td style='text-align:left'><code>"
-            f"{html.escape(str(v))}</code></td></tr>"
-            for k, v in rows
-        )
-        parts.append(
-            f"<h4>Run {html.escape(str(d))}</h4><div class='wrap'><table>{body}</table></div>"
-        )
-    return (
-        f"<details id='runs'><summary>The {len(run_dirs)} run(s): command, rules, strategies, "
-        f"seed, games (planned), status, package version</summary>{''.join(parts)}</details>"
-    )
+        runs.append({"dir": str(d), "rows": rows})
+    return runs
 
 
 def moves_logged(manifests: list[Manifest]) -> bool:
@@ -226,45 +194,36 @@ def page_html(
     figures: dict[str, str],
     games: int,
 ) -> str:
-    """The whole index.html: title, notices, then per section (:data:`SECTION_TEXT`) its
-    text, a note when its figure has no data, its figure and its tables (strategy specs
-    shortened, each linked to its CSV file), and the run list at the bottom."""
-    out = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        "<title>haggis-sim report</title>",
-        f"<style>{CSS}</style></head><body>",
-        "<h1>haggis-sim report</h1>",
-        f"<p>Built by haggis-sim {html.escape(__version__)} on "
-        f"{html.escape(time.strftime('%Y-%m-%d %H:%M:%S'))} from {len(run_dirs)} run(s), "
-        f"{games:,} logged games (the runs are listed <a href='#runs'>at the bottom</a>).</p>",
-    ]
-    out += [f"<p class='notice'>{html.escape(n)}</p>" for n in notices]
-    if not tables:
-        out.append("<p class='notice'>No games are logged in these runs: no sections.</p>")
+    """The whole index.html (template ``report.html.j2``): title, notices, then per section
+    (:data:`SECTION_TEXT`) its text, a note when its figure has no data, its figure and its
+    tables (strategy specs shortened, each linked to its CSV file), and the run list at the
+    bottom."""
     notes = empty_notes(tables, manifests) if tables else {}
     specs = [s for t in ("strategies", "points") for s in tables[t]["strategy"]] if tables else []
     short = short_specs(specs)
-    if any(k != v for k, v in short.items()):
-        out.append(
-            "<p>Strategies are named by the parameters that tell them apart; their full specs "
-            "are in the run list at the bottom and in the CSV files.</p>"
-        )
-    if tables:
-        links = " · ".join(f"<a href='#{k}'>{html.escape(t)}</a>" for k, t, _, _ in SECTION_TEXT)
-        out.append(f"<p>Sections: {links}</p>")
-    for key, title, names, text in SECTION_TEXT:
-        if not tables:
-            break
-        out.append(f"<h2 id='{key}'>{html.escape(title)}</h2><p>{html.escape(text)}</p>")
-        if key in notes:
-            out.append(f"<p class='empty'>{html.escape(notes[key])}</p>")
-        if key in figures:
-            out.append(f"<img src='{figures[key]}' alt='{html.escape(title)}'>")
-        for name in names:
-            if name in tables and len(tables[name]):
-                caption = f"{html.escape(name)} (<a href='tables/{name}.csv'>csv</a>)"
-                out.append(table_html(_shortened(tables[name], short), caption))
-    out.append(_header(run_dirs, manifests))
-    out.append(IMAGE_CHECK + "</body></html>")
-    return "\n".join(out)
+    sections = [
+        {
+            "key": key,
+            "title": title,
+            "text": text,
+            "note": notes.get(key),
+            "figure": figures.get(key),
+            "tables": [
+                table_context(name, _shortened(tables[name], short))
+                for name in names
+                if name in tables and len(tables[name])
+            ],
+        }
+        for key, title, names, text in (SECTION_TEXT if tables else [])
+    ]
+    return render(
+        "report.html.j2",
+        colours=COLOURS,
+        version=__version__,
+        built=time.strftime("%Y-%m-%d %H:%M:%S"),
+        games=games,
+        notices=notices,
+        shortened=any(k != v for k, v in short.items()),
+        sections=sections,
+        runs=_run_list(run_dirs, manifests),
+    )

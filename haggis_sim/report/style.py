@@ -1,15 +1,27 @@
-"""The report's figure style: colour-blind-safe palette, series styles, verdict colours.
+"""The report's style: colour-blind-safe palette, series styles, verdict colours.
 
-Shared by every figure of the report and by the experiment pages' forest plots, so a
-series or a verdict looks the same wherever it is drawn.
+The one definition of the colours: shared by every figure of the report, by the
+experiment pages' forest plots and by the pages' style sheets (:data:`COLOURS` is passed
+to the templates), so a series or a verdict looks the same wherever it is drawn.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-# Okabe & Ito's colour-blind-safe palette (blue, orange, green, vermillion, purple, sky, yellow)
-PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442"]
+# Okabe & Ito's colour-blind-safe palette, by name (the pages' style sheets use the names)
+COLOURS = {
+    "blue": "#0072B2",
+    "orange": "#E69F00",
+    "green": "#009E73",
+    "vermillion": "#D55E00",
+    "purple": "#CC79A7",
+    "sky": "#56B4E9",
+    "yellow": "#F0E442",
+    "grey": "#777",  # not a series colour: an unclear verdict
+}
+# the series colours in order (the figures' colour cycle)
+PALETTE = [COLOURS[c] for c in ("blue", "orange", "green", "vermillion", "purple", "sky", "yellow")]
 # past seven series the colours repeat, so each further block of seven changes marker and
 # line style too: series i and j always differ in colour, marker or line
 SERIES_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
@@ -31,7 +43,14 @@ def series_style(i: int) -> dict[str, str]:
     }
 
 
-ABOVE, BELOW, UNCLEAR, REFERENCE = "#0072B2", "#D55E00", "#777777", "#555555"
+ABOVE, BELOW, UNCLEAR, REFERENCE = (
+    COLOURS["blue"],
+    COLOURS["vermillion"],
+    COLOURS["grey"],
+    "#555555",
+)
+# a cross-population verdict's colour on the experiment page
+VERDICT_COLOURS = {"holds": ABOVE, "disagrees": BELOW, "unclear": UNCLEAR}
 STRENGTH_ORDER = ["<45", "45-49", "50-54", "55-59", "60-64", "65+", "unknown"]
 
 
