@@ -25,8 +25,10 @@ from haggis_sim.analytics.compare import (
 )
 from haggis_sim.analytics.game_page import render_page
 from haggis_sim.experiment import page as experiment_page
+from haggis_sim.logs.manifest import Manifest, RunSettings, StrategyEntry
 from haggis_sim.pages import render, script_json
 from haggis_sim.report import page_html
+from haggis_sim.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[2]
 EVIL = "<script>alert(1)</script>"
@@ -46,7 +48,13 @@ def test_report_page_escapes_specs_notices_and_run_folders() -> None:
         name: pl.DataFrame({"strategy": [spec], "win_rate": [0.5]})
         for name in ("strategies", "points", "pairs", "bet_outcomes", "bomb_timing")
     }
-    manifest = {"strategies": [{"spec": spec}], "command": QUOTED, "rules": {"x": EVIL}}
+    rules = Rules.preset("revised", players=2)
+    manifest = Manifest(
+        format=3, seating="rotate", command=QUOTED, version="0", created="",
+        config=RunSettings(strategies=[spec], games=10, rules=rules.as_dict(), command=QUOTED),
+        config_digest=None, rules=rules, strategies=(StrategyEntry(spec, "plugin", {}),),
+        players=2, seed=0, games=10, ledger=None, schema={}, status="complete",
+    )  # fmt: skip
     page = page_html([Path(f"runs/{EVIL}")], [manifest], [f"notice {EVIL}"], tables, {}, 10)
     assert_escaped(page, spec, QUOTED, f"notice {EVIL}", f"runs/{EVIL}")
 
