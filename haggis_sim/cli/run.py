@@ -95,6 +95,7 @@ def run(
     """Play many complete games between strategies; log every move to Parquet."""
     from rich.console import Console
 
+    from ..outputs import check_outside
     from ..runner.chunk import StrategyActionError
     from ..runner.run import RunConfig, execute
     from ..runner.summary import summarize
@@ -131,6 +132,7 @@ def run(
                 stamp = time.strftime("%Y%m%d-%H%M%S")
                 names = "-".join(s.split(":")[0] for s in specs)
                 out = Path("runs") / f"{stamp}-{names}"
+            check_outside(out, "--out", InputError)  # never inside a run, report, experiment
             run_dir = out
     except InputError as exc:
         raise fail(str(exc)) from None
