@@ -106,9 +106,42 @@ def check_parents(
         for name, kind in guarded:
             if is_file(p / name):
                 raise refuse(
-                    f"{option} {out} is inside the {kind} folder {p}; a {kind} folder keeps "
+                    f"{option} {out} is inside the {kind} folder {p}; {_a(kind)} folder keeps "
                     f"only the {kind}'s own files: choose a path outside it"
                 )
+
+
+# --- the path rule: where any output may go ----------------------------------------------------
+
+RUN_MANIFEST = "manifest.json"
+"""A run folder's manifest (= ``haggis_sim.logs.manifest.MANIFEST``; a test checks)."""
+REPORT_MARKER = ".haggis-sim-report.json"
+"""A report folder's marker (= ``haggis_sim.report.MARKER``; a test checks)."""
+EXPERIMENT_MARKER = ".haggis-sim-experiment.json"
+"""An experiment folder's marker (= ``haggis_sim.experiment.schema.MARKER``; a test checks)."""
+
+OWNED: tuple[tuple[str, str], ...] = (
+    (RUN_MANIFEST, "run"),
+    (REPORT_MARKER, "report"),
+    (EXPERIMENT_MARKER, "experiment"),
+)
+"""Every kind of folder the tool owns, as ``(marker file name, kind)``: each keeps only
+what its owner wrote (a run its logs, a report and an experiment the files their marker
+lists), so no other output may go inside one."""
+
+
+def check_outside(out: Path, option: str, refuse: Refuse) -> None:
+    """The path rule every writing command follows: refuse (``refuse``) an ``out`` under
+    a file or inside a run, report or experiment folder (:data:`OWNED`).
+
+    Only a folder's owner writes into it (the runner its logs, an experiment its arms'
+    runs and its report), and never through this check. Changes nothing.
+    """
+    path = Path(os.path.abspath(out))
+    try:
+        check_parents(path, option, refuse, OWNED)
+    except OSError as exc:  # e.g. a folder on the way that may not be read
+        raise refuse(f"cannot look at {exc.filename or path}: {exc.strerror or exc}") from None
 
 
 def some(folder: Path) -> str:
@@ -312,7 +345,7 @@ def temp_file(out: Path) -> Path:
 
 
 def _cannot_write(option: str, out: Path, exc: OSError) -> str:
-    return f"cannot write {option} {out}: {exc.strerror or exc}"
+    return f"cannot write {option + ' ' if option else ''}{out}: {exc.strerror or exc}"
 
 
 def reserve_file(out: Path, refuse: Refuse, option: str = "--out") -> Path:
@@ -343,6 +376,15 @@ def write_file_atomically(
     Whether ``out`` may be replaced at all (``--force``) is the caller's check, made
     before: this replaces whatever is at ``out``.
     """
+    try:
+        replace_file(out, data, reserved)
+    except OSError as exc:
+        raise refuse(_cannot_write(option, out, exc)) from None
+
+
+def replace_file(out: Path, data: str | bytes | Writer, reserved: Path | None = None) -> None:
+    """:func:`write_file_atomically` for a caller that handles the OSError itself: ``out``
+    is the whole new file or untouched, the temporary file is removed in any case."""
     tmp = reserved or temp_file(out)
     try:
         if callable(data):
@@ -356,8 +398,6 @@ def write_file_atomically(
             with tmp.open("xb" if reserved is None else "wb") as fb:
                 fb.write(data)
         os.replace(tmp, out)
-    except OSError as exc:
-        raise refuse(_cannot_write(option, out, exc)) from None
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 import time
 from pathlib import Path
@@ -118,14 +117,11 @@ def _ours(path: Path) -> bool:
 
 def check_html_out(path: Path) -> None:
     """Refuse (one line, exit 2) an ``--html`` path that is not new or a fragment we wrote."""
-    from ..report import ReportError, check_parents
+    from ..outputs import check_outside
 
     if path.is_symlink() or path.is_dir():
         raise fail(f"--html {path} is a folder or a link, not a file")
-    try:
-        check_parents(Path(os.path.abspath(path)), "--html", ReportError)
-    except ReportError as exc:
-        raise fail(str(exc)) from None
+    check_outside(path, "--html", fail)
     if path.exists() and not _ours(path):
         raise fail(
             f"--html {path} already exists and is not a comparison written by haggis-sim; "
@@ -134,23 +130,21 @@ def check_html_out(path: Path) -> None:
 
 
 def write_html(path: Path, text: str) -> None:
-    """Write ``path`` via a temporary file next to it; one line, exit 2, if the OS refuses."""
-    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}"
+    """Write ``path`` via a temporary file next to it (missing folders made, and removed
+    again on failure); one line, exit 2, if the OS refuses."""
+    from ..outputs import make_parents, write_file_atomically
+
     created: list[Path] = []
     try:
-        for p in reversed([path.parent, *path.parent.parents]):
-            if not p.exists():
-                p.mkdir()
-                created.append(p)
-        tmp.write_text(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
+        created = make_parents(path.parent)
+        write_file_atomically(path, text, fail, "--html")
+    except (OSError, typer.Exit) as exc:
         for p in reversed(created):
             with contextlib.suppress(OSError):
                 p.rmdir()
-        raise fail(f"cannot write --html {path}: {exc.strerror or exc}") from None
+        if isinstance(exc, OSError):
+            raise fail(f"cannot write --html {path}: {exc.strerror or exc}") from None
+        raise
 
 
 def compare(

@@ -37,6 +37,7 @@ def report(
     Refuses an --out that exists and is not an earlier report (a run folder, a folder
     with other files, a file); nothing is written unless the whole report is.
     """
+    from ..outputs import check_outside
     from ..report import (
         build_report,
         check_out,
@@ -52,6 +53,7 @@ def report(
     try:
         manifests = read_manifests(runs)
         check_out(out, force)  # refuse before saying anything else
+        check_outside(out, "--out", InputError)  # nor inside an experiment (its own report)
         for note in run_notices(runs, manifests):
             typer.echo(f"notice: {note}", err=True)
         with StepProgress(not quiet_terminal(), "report") as progress:

@@ -109,6 +109,7 @@ def run(
     quiet: QuietOpt = False,
 ) -> None:
     """Play many complete games between strategies; log every move to Parquet."""
+    from ..outputs import check_outside
     from ..runner.run import RunConfig
 
     try:
@@ -142,6 +143,7 @@ def run(
                 stamp = time.strftime("%Y%m%d-%H%M%S")
                 names = "-".join(s.split(":")[0] for s in specs)
                 out = Path("runs") / f"{stamp}-{names}"
+            check_outside(out, "--out", InputError)  # never inside a run, report, experiment
             run_dir = out
     except InputError as exc:
         raise fail(str(exc)) from None

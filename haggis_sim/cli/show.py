@@ -102,7 +102,7 @@ def alt_request(alternatives: bool, samples: int | None, seats: str | None) -> A
 def check_out(out: Path, force: bool) -> None:
     """InputError unless ``out`` may be written: a new (or, with ``force``) existing .html
     file in an existing folder that is not, nor lies inside, a run or report folder."""
-    from ..report import check_parents
+    from ..outputs import check_outside
 
     if out.suffix != ".html":
         raise InputError(f"--out must end in .html, got {out.name!r}")
@@ -110,6 +110,6 @@ def check_out(out: Path, force: bool) -> None:
         raise InputError(f"--out {out} is a folder")
     if (out.exists() or out.is_symlink()) and not force:
         raise InputError(f"--out {out} already exists (add --force to replace it)")
-    check_parents(Path(os.path.abspath(out)), "--out", InputError)
+    check_outside(out, "--out", InputError)
     if not out.parent.is_dir():
         raise InputError(f"--out {out}: folder {out.parent} does not exist")

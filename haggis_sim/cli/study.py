@@ -82,7 +82,7 @@ def study(
 
 def _reserve(out: Path, force: bool, run_dir: Path) -> Path:
     """Check ``--out`` before any work and reserve its temporary file; exit 2 if refused."""
-    from ..outputs import reserve_file
+    from ..outputs import check_outside, reserve_file
 
     if out.suffix not in (".parquet", ".csv"):
         raise fail(f"--out must end in .parquet or .csv, got {out.name!r}")
@@ -94,6 +94,7 @@ def _reserve(out: Path, force: bool, run_dir: Path) -> Path:
         raise fail(f"--out {out}: folder {out.parent} does not exist")
     if Path(os.path.abspath(run_dir)) in Path(os.path.abspath(out)).parents:
         raise fail(f"--out {out} is inside the run folder; write it elsewhere")
+    check_outside(out, "--out", fail)  # nor inside another run, a report or an experiment
     return reserve_file(out, fail)
 
 

@@ -17,7 +17,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .. import __version__, outputs
 from ..logs.manifest import MANIFEST, read_manifest
 from ..runner.run import stale_seating
 from .schema import MARKER, OWN_FILES, ExperimentError
@@ -74,15 +74,10 @@ def arm_state(exp: Experiment, arm: Arm, arm_dir: Path) -> str:
     return "done" if manifest.get("status") == "complete" else "resume"
 
 
-def _read_marker(out: Path) -> dict[str, Any]:
-    """The experiment's marker in ``out``; ExperimentError when it cannot be trusted."""
-    from ..report import marker_data
-
-    try:
-        return marker_data(out / MARKER)
-    except (OSError, ValueError) as exc:
-        why = f"{out / MARKER} is damaged ({exc}); cannot tell what the experiment wrote"
-        raise ExperimentError(f"{why}: choose another --out") from None
+EXPERIMENT = outputs.OwnedFolder("experiment", MARKER, ExperimentError, "--out", outputs.OWNED)
+"""The experiment's folder as an owned folder (:mod:`haggis_sim.outputs`)."""
+RUNS_REPORTS = tuple((marker, kind) for marker, kind in outputs.OWNED if kind != "experiment")
+"""Checked first (a folder's own kind is named before its being inside an experiment)."""
 
 
 def _legacy_name(out: Path) -> str | None:
@@ -100,21 +95,23 @@ def check_experiment_out(exp: Experiment, out: Path, report: bool = True) -> dic
     ``out`` may be new, an empty folder, or this experiment's own folder (its marker names
     the experiment; a folder from before markers is recognised by its ``experiment.toml``).
     Refused, with nothing changed: a file or symbolic link, a path under a file or inside a
-    run or report folder, a run or report folder, any other non-empty folder, an arm
-    folder that holds something other than a run, a summary file the experiment did not
-    write, and a ``report/`` folder that is not the experiment's report.
+    run, report or another experiment's folder, a run or report folder, any other
+    non-empty folder, an arm folder that holds something other than a run, a summary file
+    the experiment did not write, and a ``report/`` folder that is not the experiment's
+    report.
     """
-    from ..report import ReportError, check_out, check_parents
+    from ..report import ReportError, check_out
 
     if out.is_symlink():
         raise ExperimentError(f"--out {out} is a symbolic link; give the experiment a real folder")
     if out.exists() and not out.is_dir():
         raise ExperimentError(f"--out {out} is a file, not a folder")
-    check_parents(Path(os.path.abspath(out)), "--out", ExperimentError)
+    outputs.check_parents(Path(os.path.abspath(out)), "--out", ExperimentError, RUNS_REPORTS)
     fresh = {"tool": "haggis-sim", "kind": "experiment", "name": exp.name,
              "version": __version__, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
              "files": []}  # fmt: skip
     if not out.exists() or not any(out.iterdir()):
+        outputs.check_outside(out, "--out", ExperimentError)  # nor inside another experiment
         return fresh
     marker = _existing_marker(exp, out, fresh)
     for name in own_files(exp):
@@ -137,6 +134,7 @@ def check_experiment_out(exp: Experiment, out: Path, report: bool = True) -> dic
             check_out(out / "report", force=True)
         except ReportError as exc:
             raise ExperimentError(f"the experiment's report: {exc}") from None
+    outputs.check_outside(out, "--out", ExperimentError)
     return marker
 
 
@@ -149,7 +147,7 @@ def _existing_marker(exp: Experiment, out: Path, fresh: dict[str, Any]) -> dict[
         if (out / name).exists():
             raise ExperimentError(f"--out {out} is {what}, not an experiment folder")
     if (out / MARKER).exists():
-        marker = _read_marker(out)
+        marker = outputs.read_marker(out, EXPERIMENT, consequence="")
         if marker.get("name") != exp.name:
             raise ExperimentError(
                 f"--out {out} holds the experiment {marker.get('name')!r}, not {exp.name!r}: "
@@ -190,11 +188,9 @@ def claim(out: Path, marker: dict[str, Any], name: str) -> None:
 def write_own(out: Path, marker: dict[str, Any], name: str, text: str) -> None:
     """Write ``out/name``, listed in the marker first (so a later run knows it is ours)."""
     claim(out, marker, name)
-    (out / name).write_text(text)
+    outputs.replace_file(out / name, text)  # whole or untouched (OSError: the caller's)
 
 
 def save_marker(out: Path, marker: dict[str, Any]) -> None:
     """Replace the marker in one step (a crash leaves the old or the new one, never half)."""
-    tmp = out / f"{MARKER}.tmp"
-    tmp.write_text(json.dumps(marker, indent=2) + "\n")
-    os.replace(tmp, out / MARKER)
+    outputs.replace_file(out / MARKER, json.dumps(marker, indent=2) + "\n")

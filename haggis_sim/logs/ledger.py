@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,11 +32,19 @@ from .schema import TABLES, DamagedLogError
 
 LEDGER = "parts.jsonl"
 PART_GLOB = "part-*.parquet"
+PART_NAME = re.compile(r"part-\d{10}-\d{10}\.parquet")
+"""Exactly the names :func:`part_name` gives: any other file in a table folder (a user's
+``part-notes.parquet``) is neither read as a part nor removed by ``run --resume``."""
 
 
 def part_name(start: int, stop: int) -> str:
     """File name of the part holding games ``start .. stop - 1`` (same in every table)."""
     return f"part-{start:010d}-{stop:010d}.parquet"
+
+
+def part_files(folder: Path) -> list[Path]:
+    """The files in a table folder named as parts (:data:`PART_NAME`), sorted."""
+    return sorted(p for p in folder.glob(PART_GLOB) if PART_NAME.fullmatch(p.name))
 
 
 def digest(data: bytes) -> str:
@@ -192,9 +201,7 @@ def verify(run_dir: Path, full: bool = True) -> Verified:
         else:
             damaged.append((e, why))
     names = {e.name for e in good}
-    strays = [
-        p for t in TABLES for p in sorted((run_dir / t).glob(PART_GLOB)) if p.name not in names
-    ]
+    strays = [p for t in TABLES for p in part_files(run_dir / t) if p.name not in names]
     return Verified(good, damaged, overlapping, torn, strays)
 
 
@@ -227,7 +234,7 @@ def table_files(run_dir: Path, table: str) -> list[Path]:
     if table not in TABLES:
         raise ValueError(f"unknown table {table!r}; tables: {', '.join(TABLES)}")
     if not has_ledger(run_dir):
-        return sorted((run_dir / table).glob(PART_GLOB))
+        return part_files(run_dir / table)
     entries, _ = read_entries(run_dir)
     out = []
     for e in sorted(entries, key=lambda e: e.start):

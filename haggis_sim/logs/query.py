@@ -35,6 +35,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .. import outputs
 from ..errors import InputError
 from . import ledger
 from . import schema as logs
@@ -261,6 +262,7 @@ def _check_target(run_dir: Path, to: Path, force: bool) -> None:
     run_abs = Path(_abs(run_dir))
     if inside in {run_abs / t for t in logs.TABLES} or Path(_abs(to)) == run_abs / "manifest.json":
         raise QueryError(f"--to {to} is inside the run's logs; write it elsewhere")
+    outputs.check_outside(to, "--to", QueryError)  # nor inside another run, report, experiment
 
 
 def _write(schema: pa.Schema, batches: Iterable[pa.RecordBatch], tmp: Path, to: Path) -> None:
@@ -507,11 +509,8 @@ def run_query(
     all_files = [f for parts in files.values() for f in parts]
     out = None
     if to is not None:
-        out = (to.with_name(f".{to.name}.tmp-{os.getpid()}"), to)
-        try:  # a folder we cannot write to fails here, before the query runs
-            out[0].open("xb").close()
-        except OSError as exc:
-            raise QueryError(f"cannot write --to {to}: {exc.strerror or exc}") from None
+        # a folder we cannot write to fails here, before the query runs
+        out = (outputs.reserve_file(to, QueryError, "--to"), to)
     con = spill = None
     try:
         con = live = connect(run_dir, files)

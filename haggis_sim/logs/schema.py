@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -182,13 +183,21 @@ def write_bytes_atomic(data: bytes, path: Path) -> None:
         raise
 
 
+TEMP_NAME = re.compile(r"\.part-\d{10}-\d{10}\.parquet\.tmp-\d+")
+"""Exactly the temporary names :func:`write_bytes_atomic` gives a run's parts."""
+
+
 def clean_temporaries(run_dir: Path) -> int:
-    """Remove temporary files a killed run left behind; return how many."""
+    """Remove temporary files a killed run left behind; return how many.
+
+    Only names of the run's own temporaries (:data:`TEMP_NAME`) are removed: a user's
+    file that merely looks like one is left alone."""
     removed = 0
     for table in TABLES:
         for tmp in (run_dir / table).glob(".*.tmp-*"):
-            tmp.unlink(missing_ok=True)
-            removed += 1
+            if TEMP_NAME.fullmatch(tmp.name):
+                tmp.unlink(missing_ok=True)
+                removed += 1
     return removed
 
 

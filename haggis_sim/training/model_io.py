@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,8 @@ import numpy as np
 from strategies import StrategyError
 from strategies.learned_features import FEATURES, N_FEATURES
 from strategies.learned_model import FORMAT_VERSION, Hidden, per_player_count
+
+from ..outputs import write_file_atomically
 
 
 def model_bytes(
@@ -49,10 +50,4 @@ def save_model(
     an existing file unless ``force`` (StrategyError)."""
     if path.exists() and not force:
         raise StrategyError(f"{path} exists; pass --force to overwrite it")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(model_bytes(weights, provenance, hidden))
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise StrategyError(f"cannot write {path}: {exc.strerror or exc}") from None
+    write_file_atomically(path, model_bytes(weights, provenance, hidden), StrategyError, "")

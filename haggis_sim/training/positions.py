@@ -19,6 +19,7 @@ import numpy as np
 
 import haggis_sim as hs
 from haggis_sim import kernel as K
+from haggis_sim.outputs import write_file_atomically
 from haggis_sim.presets import PRESETS
 from haggis_sim.selfplay import play_out
 from strategies import CompiledStrategy, StrategyError, is_compiled, ismcts, kernels, make
@@ -245,6 +246,5 @@ def write_positions(pos: Positions, path: Path) -> None:
     }
     for j, name in enumerate(FEATURES):
         cols[f"f_{name}"] = pos.features[:, j]
-    tmp = path.with_name(f".{path.name}.tmp")
-    pl.DataFrame(cols).write_parquet(tmp)
-    tmp.replace(path)
+    frame = pl.DataFrame(cols)
+    write_file_atomically(path, frame.write_parquet, StrategyError, "--data")

@@ -59,6 +59,7 @@ import numpy as np
 from strategies import StrategyError
 from strategies.learned_model import Hidden, param_row, per_player_count
 
+from ..outputs import check_outside
 from .checks import CHECK_RULES, heldout_checks, refine_seed
 from .fit import PLAYER_COUNTS, fit, fit_hidden, flagged_share, hidden_scores
 from .metrics import top1
@@ -284,6 +285,8 @@ def run_training(
             raise StrategyError(f"{path} exists; pass --force to overwrite it")
         if path is not None and not path.parent.is_dir():
             raise StrategyError(f"folder {path.parent} does not exist")
+        if path is not None:  # never inside a run, report or experiment folder
+            check_outside(path, "--out" if path is out else "--data", StrategyError)
     if games < HOLDOUT_EVERY:
         raise StrategyError(f"--games must be at least {HOLDOUT_EVERY} (one held-out game)")
     check_improve(improve_iters, improve_games, check_games)
