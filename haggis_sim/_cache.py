@@ -33,6 +33,8 @@ COMPILED_SOURCES = (
     "haggis_sim/runner/seating.py",
     "haggis_sim/training/games.py",
     "strategies/ismcts.py",
+    "strategies/ismcts_tree.py",
+    "strategies/ismcts_values.py",
     "strategies/kernels.py",
     "strategies/learned_features.py",
     "strategies/simple_kernels.py",
