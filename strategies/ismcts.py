@@ -27,7 +27,6 @@ splitmix64 stream the runner injects, so a decision depends only on the seed.
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -36,16 +35,27 @@ from numba import objmode
 from haggis_sim import kernel as K
 from haggis_sim.kernel import njit
 
-from .learned_features import score_actions
-from .simple_kernels import (
-    MCTS_BETS,
-    MCTS_PARAMS,
-    MCTS_PRIORS,
-    MCTS_ROLLOUTS,
-    MCTS_VALUES,
-    greedy_rollout_act,
-    seen_cards,
+from .ismcts_tree import (
+    HASH_MUL,
+    POOL_SIZE,
+    add_child,
+    child_legal,
+    decided,
+    expansion_key,
+    new_tree,
+    pick_untried,
+    ucb_pick,
 )
+from .ismcts_values import ROLLOUT_GREEDY as ROLLOUT_GREEDY
+from .ismcts_values import ROLLOUT_RANDOM as ROLLOUT_RANDOM
+from .ismcts_values import VALUE_GAME as VALUE_GAME
+from .ismcts_values import VALUE_ROUND as VALUE_ROUND
+from .ismcts_values import determinize as determinize
+from .ismcts_values import determinize_into, rollout_reward
+from .ismcts_values import game_values as game_values
+from .ismcts_values import round_values as round_values
+from .learned_features import score_actions
+from .simple_kernels import MCTS_BETS, MCTS_PARAMS, MCTS_PRIORS
 
 # parameter slots and rollout choices, by name (one definition: simple_kernels)
 M_ITERS = MCTS_PARAMS.index("iters")
@@ -60,10 +70,6 @@ M_SHA = MCTS_PARAMS.index("sha")  # free text: the slot stays 0
 # with prior=learned, the model's parameter array (learned_features.score_actions) follows
 # the named slots
 PRIOR_BASE = len(MCTS_PARAMS)
-ROLLOUT_RANDOM = MCTS_ROLLOUTS.index("random")
-ROLLOUT_GREEDY = MCTS_ROLLOUTS.index("greedy")
-VALUE_GAME = MCTS_VALUES.index("game")
-VALUE_ROUND = MCTS_VALUES.index("round")
 BETS_SEARCH = MCTS_BETS.index("search")
 BETS_NEVER = MCTS_BETS.index("never")
 PRIOR_NONE = MCTS_PRIORS.index("none")
@@ -72,217 +78,12 @@ PRIOR_LEARNED = MCTS_PRIORS.index("learned")
 # the acting seat's own next decision (its play) is searched.
 KEEP = np.int64(-1)
 
-# The game-value model (game_values): one round moves the score of the round's top scorer
-# by ROUND_TOP points on average, and two seats' totals apart with a standard deviation of
-# ROUND_SPREAD x ROUND_TOP. Measured on 2026-11-26 from 4,000 heuristic self-play games per
-# preset (rounds table: mean of the highest round total; stddev of total_0 - total_1):
-# 2 players, top 39.5-51.9 points, spread 0.87-0.89 x top (mcts vs heuristic: 51.0, 0.93);
-# 3 players, top 54.5-60.6, spread 0.65-0.69 x top. The value depends on them only through
-# a square root, so one pair per player count serves every preset.
-ROUND_TOP = (0.0, 0.0, 45.0, 57.0)  # by player count
-ROUND_SPREAD = (0.0, 0.0, 0.9, 0.67)
-HASH_MUL = -7046029254386353131  # 0x9E3779B97F4A7C15 as a signed int64
-# Entries of the per-search pool caching the searcher's legal actions at its tree nodes
-# (a full hand's lead is ~500); when it is full, further nodes list their actions afresh.
-POOL_SIZE = 32_768
-
-
-@njit(cache=True)
-def determinize(obs, seat, rng):
-    """A full state consistent with ``seat``'s observation, hidden cards dealt at random."""
-    st = obs.copy()
-    determinize_into(obs, seat, rng, st, np.empty(45, dtype=np.int64))
-    return st
-
-
-@njit(cache=True)
-def determinize_into(obs, seat, rng, st, unseen):
-    """:func:`determinize` into preallocated ``st`` (obs-sized) and ``unseen`` (45 slots)."""
-    st[:] = obs
-    n = obs[K.S_NP]
-    nsuits = obs[K.S_NSUITS]
-    seen = seen_cards(obs, seat)
-    k = 0
-    for r in range(9):
-        for su in range(nsuits):
-            bit = r * 5 + su
-            if not (seen >> bit) & 1:
-                unseen[k] = bit
-                k += 1
-    for i in range(k - 1, 0, -1):
-        j = K.below(rng, i + 1)
-        t = unseen[i]
-        unseen[i] = unseen[j]
-        unseen[j] = t
-    pos = 0
-    for o in range(n):
-        if o == seat:
-            continue
-        faces = obs[K.S_HAND + o] & ~K.SUIT_ALL
-        need = obs[K.S_SIZE + o] - K.popcount(faces)
-        h = faces
-        for _ in range(need):
-            h |= np.int64(1) << unseen[pos]
-            pos += 1
-        st[K.S_HAND + o] = h
-    hag = np.int64(0)
-    for i in range(pos, k):
-        hag |= np.int64(1) << unseen[i]
-    st[K.S_HAGGIS] = hag
-
-
-@njit(cache=True)
-def expansion_key(m, leading):
-    """Order in which untried actions are expanded: cheap plays first, bombs last."""
-    if m == 0:
-        return 50_000.0
-    if K.move_type(m) == K.T_BOMB:
-        return 1_000_000.0 + K.move_rank(m)
-    faces = K.popcount((m >> K.FACE_SHIFT) & 7)
-    key = faces * 100_000.0 + K.move_rank(m) * 100.0
-    if leading:
-        key -= K.popcount(m & K.CARDS_MASK) * 70.0
-    return key
-
-
-@njit(cache=True)
-def _phi(x):
-    """The standard normal distribution function."""
-    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
-
-
-@njit(cache=True)
-def game_values(st, out):
-    """Each seat's estimated chance of winning the game, from the totals after this round.
-
-    ``st`` is a finished round of a whole game. If the game ends with this round (the
-    target reached, or the last of a fixed number of rounds) the unique leader gets 1;
-    leaders tied on the highest total play on and share 1 equally. Otherwise the rest of
-    the game is a random walk: each remaining round moves two seats' totals apart with
-    standard deviation ``sigma = ROUND_SPREAD x ROUND_TOP``, and about
-    ``R = (target - highest total) / ROUND_TOP`` rounds remain (at least 1; with a
-    fixed number of rounds, exactly the rounds left). Seat s beats seat o with chance
-    ``Phi((T_s - T_o) / (sigma sqrt(R)))``; with 3 players the product over both
-    opponents, normalised over the seats to sum to 1. Close to the end a lead is worth
-    almost a win and a deficit needs a big round; early on the value is close to the
-    squashed round margin.
-    """
-    n = st[K.S_NP]
-    tot = np.zeros(3, dtype=np.float64)
-    hi = -1e18
-    for s in range(n):
-        tot[s] = st[K.S_SCORE + s] + st[K.S_SC_TOTAL + s]
-        hi = max(hi, tot[s])
-    end_value = st[K.R_BASE + K.R_END_VALUE]
-    top = ROUND_TOP[n]
-    if st[K.R_BASE + K.R_GAME_END] == K.GE_ROUNDS:
-        rounds_left = end_value - (st[K.S_ROUND_NO] + 1)
-        over = rounds_left <= 0
-    else:
-        rounds_left = (end_value - hi) / top
-        over = hi >= end_value
-    if over:
-        n_hi = 0
-        for s in range(n):
-            if tot[s] == hi:
-                n_hi += 1
-        for s in range(n):
-            out[s] = 1.0 / n_hi if tot[s] == hi else 0.0
-        return
-    scale = ROUND_SPREAD[n] * top * np.sqrt(max(1.0, rounds_left))
-    total = 0.0
-    for s in range(n):
-        p = 1.0
-        for o in range(n):
-            if o != s:
-                p *= _phi((tot[s] - tot[o]) / scale)
-        out[s] = p
-        total += p
-    for s in range(n):
-        out[s] /= total
-
-
-@njit(cache=True)
-def round_values(st, value, out):
-    """Each seat's reward in [0, 1] for the finished round ``st``.
-
-    ``value`` is VALUE_GAME (:func:`game_values`; a round that is not part of a game,
-    such as a lone ``hs.Round``, falls back to the round margin) or VALUE_ROUND: the
-    seat's round score margin over the best other seat, ``0.5 + 0.5 tanh(margin / 60)``.
-    """
-    if value == VALUE_GAME and st[K.S_GAME] == 1:
-        game_values(st, out)
-        return
-    n = st[K.S_NP]
-    for s in range(n):
-        best_other = -1_000_000
-        for o in range(n):
-            if o != s:
-                best_other = max(best_other, st[K.S_SC_TOTAL + o])
-        margin = st[K.S_SC_TOTAL + s] - best_other
-        out[s] = 0.5 + 0.5 * np.tanh(margin / 60.0)
-
-
-@njit(cache=True)
-def _rollout_reward(st, rng, buf, policy, value, rewards, no_params):
-    while st[K.S_PHASE] != K.PH_ROUND_OVER:
-        if policy == ROLLOUT_GREEDY:
-            a = greedy_rollout_act(st, no_params, rng, buf)
-        else:
-            k = K.legal_actions(st, buf, False)
-            a = buf[K.below(rng, k)]
-        K.apply_action(st, a)
-    round_values(st, value, rewards)
-
 
 @njit(cache=True)
 def _now():
     with objmode(t="float64"):
         t = time.perf_counter()
     return t
-
-
-@njit(cache=True)
-def _child_legal(st, a):
-    """Whether ``a``, a move once listed by ``legal_actions`` at this tree node, is legal now.
-
-    Equal to ``a`` being in ``legal_actions(st, buf, False)``: the generator lists one
-    canonical reading per card set, and ``a`` is that reading, so it is listed exactly when
-    its cards are in the mover's hand and it beats the top (a pass: when following; a
-    give: in a give phase, to another seat).
-    """
-    ph = st[K.S_PHASE]
-    t = K.move_type(a)
-    if t == K.T_GIVE:
-        return (ph == K.PH_GIVE_TRICK or ph == K.PH_GIVE_HAGGIS) and (a & 7) != st[K.S_TO_ACT]
-    if ph != K.PH_PLAY:
-        return False
-    if a == 0:
-        return st[K.S_TOP] != 0
-    seat = st[K.S_TO_ACT]
-    hand = st[K.S_HAND + seat]
-    cards = a & K.CARDS_MASK
-    if (cards & K.SUIT_ALL) & ~hand:
-        return False
-    if ((cards >> K.FACE_SHIFT) & 7) & ~((hand >> (K.FACE_SHIFT + 3 * seat)) & 7):
-        return False
-    return K.beats(a, st[K.S_TOP])
-
-
-@njit(cache=True)
-def _ucb_pick(node, first_child, sibling, visits, reward, avail, c):
-    """At the root (every child legal in every determinization): count availability, pick by UCB."""
-    best = -1
-    best_score = -1.0
-    child = first_child[node]
-    while child >= 0:
-        avail[child] += 1.0
-        score = reward[child] / visits[child] + c * np.sqrt(np.log(avail[child]) / visits[child])
-        if score > best_score:
-            best_score = score
-            best = child
-        child = sibling[child]
-    return best
 
 
 @njit(cache=True)
@@ -335,68 +136,27 @@ def _puct_pick(root_child, prior, visits, reward, root_sum, c):
 
 
 @njit(cache=True)
-def _pick_untried(moves, tried, leading, rng):
-    """Index of the untried move (``tried[i] == 0``) to expand next: the lowest
-    :func:`expansion_key`, ties broken by one uniform draw per untried move, in order."""
-    a_i = -1
-    a_key = 1e18
-    for i in range(moves.shape[0]):
-        if tried[i] == 0:
-            key = expansion_key(moves[i], leading) + K.uniform(rng)
-            if key < a_key:
-                a_key = key
-                a_i = i
-    return a_i
-
-
-@njit(cache=True)
-def _new_tree(cap):
-    """The node arrays of a search tree of ``cap`` nodes, all empty: action, first child,
-    next sibling, mover, visits, reward sum, availability, child count, and where the
-    node's listed legal actions start in the pool (-1: not listed)."""
-    return (
-        np.zeros(cap, dtype=np.int64),
-        np.full(cap, -1, dtype=np.int64),
-        np.full(cap, -1, dtype=np.int64),
-        np.zeros(cap, dtype=np.int64),
-        np.zeros(cap, dtype=np.float64),
-        np.zeros(cap, dtype=np.float64),
-        np.zeros(cap, dtype=np.float64),
-        np.zeros(cap, dtype=np.int64),
-        np.full(cap, -1, dtype=np.int64),
-    )
-
-
-@njit(cache=True)
-def _add_child(st, node, a, ctr, n_children, action, mover, sibling, first_child, avail):
-    """Make ``a`` a new child of ``node`` (the tree's next free slot) and play it in ``st``."""
-    new = ctr[0]
-    ctr[0] += 1
-    n_children[node] += 1
-    action[new] = a
-    mover[new] = st[K.S_TO_ACT]
-    sibling[new] = first_child[node]
-    first_child[node] = new
-    avail[new] = 1.0
-    K.apply_action(st, a)
-
-
-@njit(cache=True)
 def _descend(
-    st, depth, expanded, path, action, first_child, sibling, mover, visits, reward, avail,
-    n_children, ctr, tkeys, tvals, tstamp, tried, rng, buf, c, policy, value, rewards, no_params,
-    cap, seat, lstart, pool, ptried,
-):  # fmt: skip
+    st, depth, expanded, path, tree, table, ctr, pool, ptried, rng, buf, rewards, settings
+):
     """One iteration below the root's chosen child ``path[depth]``: select (UCB with
     availability), expand one node where progressive widening allows, roll out, back up.
 
-    ``ctr`` holds [nodes in use, hash-table stamp, pool entries in use]; the hash table
-    (``tkeys``, ``tvals``, ``tstamp``, ``tried``) is returned, grown if a node had more
-    legal actions than fit. A node where the searcher ``seat`` is to act has the same legal
-    actions in every determinization (its own hand and the public path decide them), so
-    they are listed once into ``pool`` (from ``lstart[node]``, with a tried flag each in
-    ``ptried``) while the pool has room; other nodes list them afresh each time.
+    ``tree`` is :func:`new_tree`'s tuple of node arrays; ``table`` the hash table
+    (``tkeys``, ``tvals``, ``tstamp``, ``tried``), returned, grown if a node had more
+    legal actions than fit; ``settings`` is (``c``, rollout ``policy``, ``value``,
+    ``no_params``, node ``cap``, searcher ``seat``). The bundles are unpacked into locals
+    here, once per iteration, and the hot helpers get plain arrays: reading the arrays out
+    of a tuple inside the loops cost a quarter of the search's time.
+    ``ctr`` holds [nodes in use, hash-table stamp, pool entries in use]. A node where the
+    searcher ``seat`` is to act has the same legal actions in every determinization (its
+    own hand and the public path decide them), so they are listed once into ``pool``
+    (from ``lstart[node]``, with a tried flag each in ``ptried``) while the pool has room;
+    other nodes list them afresh each time.
     """
+    action, first_child, sibling, mover, visits, reward, avail, n_children, lstart = tree
+    tkeys, tvals, tstamp, tried = table
+    c, policy, value, no_params, cap, seat = settings
     tsize = tkeys.shape[0]
     node = path[depth]
     while not expanded and depth > 0 and st[K.S_PHASE] != K.PH_ROUND_OVER:
@@ -406,7 +166,7 @@ def _descend(
         n_legal = 0
         child = first_child[node]
         while child >= 0:
-            if _child_legal(st, action[child]):
+            if child_legal(st, action[child]):
                 n_legal += 1
                 avail[child] += 1.0
                 score = reward[child] / visits[child] + c * np.sqrt(
@@ -445,11 +205,9 @@ def _descend(
                     k += 1
                 if k > n_legal:
                     leading = st[K.S_TOP] == 0
-                    a_i = _pick_untried(
-                        pool[base : base + k], ptried[base : base + k], leading, rng
-                    )
+                    a_i = pick_untried(pool[base : base + k], ptried[base : base + k], leading, rng)
                     ptried[base + a_i] = 1
-                    _add_child(st, node, pool[base + a_i], ctr, n_children, action, mover,
+                    add_child(st, node, pool[base + a_i], ctr, n_children, action, mover,
                                sibling, first_child, avail)  # fmt: skip
                     depth += 1
                     path[depth] = ctr[0] - 1
@@ -487,8 +245,8 @@ def _descend(
                             slot = (slot + 1) & (tsize - 1)
                         child = sibling[child]
                     leading = st[K.S_TOP] == 0
-                    a = buf[_pick_untried(buf[:k], tried[:k], leading, rng)]
-                    _add_child(st, node, a, ctr, n_children, action, mover, sibling,
+                    a = buf[pick_untried(buf[:k], tried[:k], leading, rng)]
+                    add_child(st, node, a, ctr, n_children, action, mover, sibling,
                                first_child, avail)  # fmt: skip
                     depth += 1
                     path[depth] = ctr[0] - 1
@@ -499,29 +257,12 @@ def _descend(
         node = best
         depth += 1
         path[depth] = node
-    _rollout_reward(st, rng, buf, policy, value, rewards, no_params)
+    rollout_reward(st, rng, buf, policy, value, rewards, no_params)
     for d in range(depth, 0, -1):
         nd = path[d]
         visits[nd] += 1.0
         reward[nd] += rewards[mover[nd]]
     return tkeys, tvals, tstamp, tried
-
-
-@njit(cache=True)
-def _decided(first_child, sibling, visits, remaining):
-    """Whether the root's most visited child leads every other by more than ``remaining``."""
-    top = 0.0
-    second = 0.0
-    child = first_child[0]
-    while child >= 0:
-        v = visits[child]
-        if v > top:
-            second = top
-            top = v
-        elif v > second:
-            second = v
-        child = sibling[child]
-    return top - second > remaining
 
 
 @njit(cache=True)
@@ -563,7 +304,8 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
     policy = np.int64(params[M_ROLLOUT])
     value = np.int64(params[M_VALUE])
     cap = iters + 2
-    action, first_child, sibling, mover, visits, reward, avail, n_children, lstart = _new_tree(cap)
+    tree = new_tree(cap)
+    action, first_child, sibling, mover, visits, reward, avail, n_children, lstart = tree
     ctr = np.zeros(3, dtype=np.int64)  # [nodes in use, hash-table stamp, pool in use]
     pool = np.empty(POOL_SIZE, dtype=np.int64)
     ptried = np.empty(POOL_SIZE, dtype=np.int64)
@@ -578,13 +320,16 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
     root_tried = np.zeros(k0, dtype=np.int64)
     # open-addressing table: legal action -> index in buf, stamped per use; grown on demand
     tsize = 1024
-    tkeys = np.zeros(tsize, dtype=np.int64)
-    tvals = np.zeros(tsize, dtype=np.int64)
-    tstamp = np.zeros(tsize, dtype=np.int64)
-    tried = np.zeros(tsize // 2, dtype=np.int64)
+    table = (
+        np.zeros(tsize, dtype=np.int64),
+        np.zeros(tsize, dtype=np.int64),
+        np.zeros(tsize, dtype=np.int64),
+        np.zeros(tsize // 2, dtype=np.int64),
+    )
     path = np.empty(cap, dtype=np.int64)
     rewards = np.zeros(3, dtype=np.float64)
     no_params = np.zeros(8, dtype=np.float64)
+    settings = (c, policy, value, no_params, cap, seat)
     st = np.empty_like(obs)
     unseen = np.empty(45, dtype=np.int64)
     budget = params[M_MS] / 1000.0
@@ -609,7 +354,7 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
             i = _puct_pick(root_child, root_prior, visits, reward, root_sum, c)
             expanded = root_child[i] < 0
             if expanded:
-                _add_child(st, 0, root_moves[i], ctr, n_children, action, mover, sibling,
+                add_child(st, 0, root_moves[i], ctr, n_children, action, mover, sibling,
                            first_child, avail)  # fmt: skip
                 root_child[i] = ctr[0] - 1
             else:
@@ -618,7 +363,7 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
             path[1] = root_child[i]
         else:
             # the same choice as a deeper node's, without regenerating the root's moves
-            best = _ucb_pick(0, first_child, sibling, visits, reward, avail, c)
+            best = ucb_pick(0, first_child, sibling, visits, reward, avail, c)
             room = n_children[0] < 1 + np.sqrt(visits[0]) or best < 0
             expanded = False
             if n_children[0] < k0 and room and ctr[0] < cap:
@@ -631,7 +376,7 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
                             a_key = key
                             a_i = i
                 root_tried[a_i] = 1
-                _add_child(st, 0, root_moves[a_i], ctr, n_children, action, mover, sibling,
+                add_child(st, 0, root_moves[a_i], ctr, n_children, action, mover, sibling,
                            first_child, avail)  # fmt: skip
                 depth = 1
                 path[1] = ctr[0] - 1
@@ -640,14 +385,12 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
                 K.apply_action(st, action[best])
                 depth = 1
                 path[1] = best
-        tkeys, tvals, tstamp, tried = _descend(
-            st, depth, expanded, path, action, first_child, sibling, mover, visits, reward,
-            avail, n_children, ctr, tkeys, tvals, tstamp, tried, rng, buf, c, policy, value,
-            rewards, no_params, cap, seat, lstart, pool, ptried,
-        )  # fmt: skip
+        table = _descend(
+            st, depth, expanded, path, tree, table, ctr, pool, ptried, rng, buf, rewards, settings
+        )
         root_sum += rewards[seat]
         visits[0] += 1.0
-        if stop_early and _decided(first_child, sibling, visits, iters - done):
+        if stop_early and decided(first_child, sibling, visits, iters - done):
             break
     n = 0
     child = first_child[0]
@@ -679,7 +422,8 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf):
     seat = obs[K.S_TO_ACT]
     m = moves.shape[0]
     cap = m * (groups + 1) + 2
-    action, first_child, sibling, mover, visits, reward, avail, n_children, lstart = _new_tree(cap)
+    tree = new_tree(cap)
+    action, first_child, sibling, mover, visits, reward, avail, n_children, lstart = tree
     for j in range(m):
         action[j + 1] = moves[j]
         mover[j + 1] = seat
@@ -689,13 +433,16 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf):
     pool = np.empty(POOL_SIZE, dtype=np.int64)
     ptried = np.empty(POOL_SIZE, dtype=np.int64)
     ctr[0] = m + 1
-    tkeys = np.zeros(1024, dtype=np.int64)
-    tvals = np.zeros(1024, dtype=np.int64)
-    tstamp = np.zeros(1024, dtype=np.int64)
-    tried = np.zeros(512, dtype=np.int64)
+    table = (
+        np.zeros(1024, dtype=np.int64),
+        np.zeros(1024, dtype=np.int64),
+        np.zeros(1024, dtype=np.int64),
+        np.zeros(512, dtype=np.int64),
+    )
     path = np.empty(cap, dtype=np.int64)
     rewards = np.zeros(3, dtype=np.float64)
     no_params = np.zeros(8, dtype=np.float64)
+    settings = (c, policy, value, no_params, cap, seat)
     deal = np.empty_like(obs)
     st = np.empty_like(obs)
     unseen = np.empty(45, dtype=np.int64)
@@ -712,11 +459,9 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf):
             path[0] = 0
             path[1] = j + 1
             rng = K.new_stream(K.derive(seed, 2 * g + 1))
-            tkeys, tvals, tstamp, tried = _descend(
-                st, 1, False, path, action, first_child, sibling, mover, visits, reward,
-                avail, n_children, ctr, tkeys, tvals, tstamp, tried, rng, buf, c, policy,
-                value, rewards, no_params, cap, seat, lstart, pool, ptried,
-            )  # fmt: skip
+            table = _descend(
+                st, 1, False, path, tree, table, ctr, pool, ptried, rng, buf, rewards, settings
+            )
             best_other = -1_000_000
             for o in range(n):
                 if o != seat:

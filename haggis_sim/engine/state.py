@@ -4,6 +4,12 @@ A position is one int64 array laid out as in :mod:`haggis_sim.engine.layout`. Th
 functions come in verify/apply pairs: :func:`check_action` says whether an action is
 legal (0) or why not (an ``E_*`` code) without touching the state, :func:`apply_action`
 performs an action already known to be legal.
+
+Setting positions up (dealing, the next round) is in :mod:`~haggis_sim.engine.rounds`,
+the end of a round (the Haggis, the black sheep's cards, the score parts) in
+:mod:`~haggis_sim.engine.scoring`, and what a seat may see in
+:mod:`~haggis_sim.engine.observe`; their public functions are re-exported here, so
+``state`` stays the one module to import for positions.
 """
 
 from __future__ import annotations
@@ -16,46 +22,21 @@ from .layout import (
     BC_TOURNAMENT,
     BC_WINNER_CHOOSES,
     BET_VALUES,
-    BS_SPLIT,
-    BS_THRESHOLD,
-    CP_CLASSIC,
     FACE_SHIFT,
-    GE_ROUNDS,
-    HT_LAST_TO_PLAY,
-    HT_SHEPHERD,
-    JACKS,
-    KINGS,
-    LT_LEFT_OF_DEALER,
     MAX_MOVES,
-    ODD_MASK,
     PH_GAME_OVER,
     PH_GIVE_HAGGIS,
     PH_GIVE_TRICK,
     PH_PLAY,
     PH_ROUND_OVER,
-    QUEENS,
     R_BASE,
     R_BET_MASK,
     R_BOMB_CAPTURE,
-    R_BONUS,
-    R_CARD_POINTS,
-    R_END_VALUE,
-    R_GAME_END,
-    R_HAGGIS_TO,
-    R_LEAD_TIEBREAK,
-    R_PLAYERS,
-    R_SETTLEMENT,
     S_BEATEN_SEAT,
     S_BET,
-    S_BLACK_LEFT,
     S_CAPT,
     S_CAPTURES,
-    S_DEALER,
-    S_FIRST_LEADER,
-    S_GAME,
     S_GO,
-    S_HAGGIS,
-    S_HAGGIS_TO_SEAT,
     S_HAND,
     S_LAST_NB,
     S_LAST_PLAYER,
@@ -69,23 +50,12 @@ from .layout import (
     S_PHASE,
     S_PLAY_SEQ,
     S_PLAYED,
-    S_PREV_FIRST_LEADER,
-    S_ROUND_NO,
-    S_SC_BETS,
-    S_SC_BONUS,
-    S_SC_CARDS,
-    S_SC_TOTAL,
-    S_SCORE,
-    S_SEED,
-    S_SIZE,
     S_TO_ACT,
     S_TOP,
     S_TOP_SEAT,
     S_TRICK_CARDS,
     S_TRICK_NO,
     S_TURN_NO,
-    S_WINNER,
-    STATE_SIZE,
     SUIT_ALL,
     T_BET,
     T_BOMB,
@@ -96,7 +66,20 @@ from .layout import (
     TYPE_SHIFT,
 )
 from .moves import beats, generate, is_reading, move_cards, move_type
+from .observe import PUBLIC_FIELDS as PUBLIC_FIELDS
+from .observe import PUBLIC_SLOTS as PUBLIC_SLOTS
+from .observe import observe as observe
 from .rng import below, derive, new_stream, uniform
+from .rounds import deal as deal
+from .rounds import face_bits as face_bits
+from .rounds import init_state, next_round, start_game
+from .rounds import start_round as start_round
+from .scoring import black_sheep as black_sheep
+from .scoring import card_points as card_points
+from .scoring import give_haggis, round_end_captures, score_round
+
+# (``import x as x`` above: defined in a sibling module, re-exported so that importers
+# find the whole state API here, as before the split)
 
 # error codes of check_action
 E_OK = 0
@@ -114,11 +97,6 @@ E_BAD_ACTION = 11
 
 
 # --- small helpers -------------------------------------------------------------------------
-@njit(cache=True, inline="always")
-def face_bits(seat):
-    return np.int64(7) << (FACE_SHIFT + 3 * seat)
-
-
 @njit(cache=True, inline="always")
 def to_global(cards, seat):
     """Relative move cards (faces at bits 45..47) to the seat's physical cards."""
@@ -144,116 +122,6 @@ def next_holder(st, seat):
         if st[S_HAND + s] != 0:
             return s
     return -1
-
-
-@njit(cache=True)
-def card_points(st, mask):
-    if st[R_BASE + R_CARD_POINTS] == CP_CLASSIC:
-        return (
-            popcount(mask & ODD_MASK)
-            + 2 * popcount(mask & JACKS)
-            + 3 * popcount(mask & QUEENS)
-            + 5 * popcount(mask & KINGS)
-        )
-    return popcount(mask)
-
-
-# --- setting up ------------------------------------------------------------------------------
-@njit(cache=True)
-def init_state(rules):
-    st = np.zeros(STATE_SIZE, dtype=np.int64)
-    for i in range(rules.shape[0]):
-        st[R_BASE + i] = rules[i]
-    n = rules[R_PLAYERS]
-    st[S_NP] = n
-    st[S_NSUITS] = 4 if n == 2 else 5
-    st[S_WINNER] = -1
-    st[S_PREV_FIRST_LEADER] = -1
-    return st
-
-
-@njit(cache=True)
-def start_round(st, hands, haggis, leader, dealer):
-    """Start a round from given physical hands (global masks) and Haggis."""
-    n = st[S_NP]
-    for i in range(3):
-        st[S_OUT + i] = -1
-        st[S_HAND + i] = hands[i] if i < n else 0
-        st[S_CAPT + i] = 0
-        st[S_BET + i] = 0
-        st[S_PLAYED + i] = 0
-        st[S_GO + i] = 0
-        st[S_SC_CARDS + i] = 0
-        st[S_SC_BETS + i] = 0
-        st[S_SC_BONUS + i] = 0
-        st[S_SC_TOTAL + i] = 0
-        st[S_LAST_NB + i] = 0
-    st[S_HAGGIS] = haggis
-    st[S_PHASE] = PH_PLAY
-    st[S_TO_ACT] = leader
-    st[S_LEADER] = leader
-    st[S_FIRST_LEADER] = leader
-    st[S_DEALER] = dealer
-    st[S_TOP] = 0
-    st[S_TOP_SEAT] = -1
-    st[S_BEATEN_SEAT] = -1
-    st[S_PASSES] = 0
-    st[S_TRICK_NO] = 0
-    st[S_TURN_NO] = 0
-    st[S_TRICK_CARDS] = 0
-    st[S_N_OUT] = 0
-    st[S_PLAY_SEQ] = 0
-    st[S_LAST_PLAYER] = -1
-    st[S_LAST_RECEIVER] = -1
-    st[S_CAPTURES] = 0
-    st[S_BLACK_LEFT] = 0
-    st[S_HAGGIS_TO_SEAT] = -1
-
-
-@njit(cache=True)
-def deal(st, round_no):
-    """Deal a round from the game's seed: the hands (global masks) and the Haggis."""
-    n = st[S_NP]
-    nsuits = st[S_NSUITS]
-    rng = new_stream(derive(st[S_SEED], round_no))
-    deck = np.empty(45, dtype=np.int64)
-    k = 0
-    for r in range(9):
-        for s in range(nsuits):
-            deck[k] = r * 5 + s
-            k += 1
-    for i in range(k - 1, 0, -1):
-        j = below(rng, i + 1)
-        t = deck[i]
-        deck[i] = deck[j]
-        deck[j] = t
-    hands = np.zeros(3, dtype=np.int64)
-    for seat in range(n):
-        h = face_bits(seat)
-        for i in range(14):
-            h |= np.int64(1) << deck[seat * 14 + i]
-        hands[seat] = h
-    haggis = np.int64(0)
-    for i in range(n * 14, k):
-        haggis |= np.int64(1) << deck[i]
-    return hands, haggis, rng
-
-
-@njit(cache=True)
-def start_game(st, seed):
-    """Make ``st`` (from :func:`init_state`) a fresh game dealt from ``seed``."""
-    n = st[S_NP]
-    st[S_GAME] = 1
-    st[S_SEED] = seed
-    for i in range(3):
-        st[S_SCORE + i] = 0
-    st[S_ROUND_NO] = 0
-    st[S_WINNER] = -1
-    hands, haggis, rng = deal(st, 0)
-    dealer = below(rng, n)
-    leader = (dealer + 1) % n
-    st[S_PREV_FIRST_LEADER] = -1
-    start_round(st, hands, haggis, leader, dealer)
 
 
 # --- legal actions ---------------------------------------------------------------------------
@@ -486,7 +354,7 @@ def _capture_trick(st, recv):
 def _after_trick(st):
     n = st[S_NP]
     if st[S_N_OUT] == n - 1:
-        _round_end_captures(st)
+        round_end_captures(st)
         return
     winner = st[S_TOP_SEAT]
     leader = winner if st[S_HAND + winner] != 0 else next_holder(st, winner)
@@ -504,166 +372,15 @@ def _after_trick(st):
 
 
 @njit(cache=True)
-def black_sheep(st):
-    n = st[S_NP]
-    for s in range(n):
-        out = False
-        for i in range(st[S_N_OUT]):
-            if st[S_OUT + i] == s:
-                out = True
-        if not out:
-            return s
-    return -1
-
-
-@njit(cache=True)
-def _round_end_captures(st):
-    n = st[S_NP]
-    black = black_sheep(st)
-    shep = st[S_OUT]
-    st[S_BLACK_LEFT] = st[S_HAND + black]
-    rule = st[R_BASE + R_HAGGIS_TO]
-    if rule == HT_SHEPHERD:
-        st[S_CAPT + shep] |= st[S_HAGGIS] | st[S_HAND + black]
-        st[S_HAGGIS_TO_SEAT] = shep
-        st[S_HAGGIS] = 0
-        st[S_HAND + black] = 0
-    elif rule == HT_LAST_TO_PLAY:
-        st[S_CAPT + shep] |= st[S_HAND + black]
-        st[S_HAND + black] = 0
-        last = st[S_LAST_PLAYER]
-        if move_type(st[S_TOP]) != T_BOMB:
-            _give_haggis(st, last)
-        elif n == 2:
-            _give_haggis(st, 1 - last)
-        else:
-            st[S_PHASE] = PH_GIVE_HAGGIS
-            st[S_TO_ACT] = last
-            return
-    _score_round(st)
-
-
-@njit(cache=True)
-def _give_haggis(st, to):
-    st[S_CAPT + to] |= st[S_HAGGIS]
-    st[S_HAGGIS] = 0
-    st[S_HAGGIS_TO_SEAT] = to
-
-
-@njit(cache=True)
 def _give(st, to):
     if st[S_PHASE] == PH_GIVE_TRICK:
         st[S_PHASE] = PH_PLAY
         _capture_trick(st, to)
         _after_trick(st)
     else:
-        _give_haggis(st, to)
-        _score_round(st)
+        give_haggis(st, to)
+        score_round(st)
     st[S_TURN_NO] += 1
-
-
-@njit(cache=True)
-def _score_round(st):
-    """Fill the round's score parts and end it (phase round-over, nobody to act).
-
-    Per seat: going-out points (set in :func:`_play`), captured-card points, bet
-    settlement under the rules' bet_settlement flag (RULES.md section 6: takes_all,
-    split, threshold) and the shepherd's first_out_bonus; their sum is ``S_SC_TOTAL``.
-    The game totals are added by :func:`next_round`, so the round's parts stay
-    readable (recorded logs and :class:`haggis_sim.Round` scores) until then.
-    """
-    n = st[S_NP]
-    shep = st[S_OUT]
-    for s in range(n):
-        st[S_SC_CARDS + s] = card_points(st, st[S_CAPT + s])
-        st[S_SC_BETS + s] = 0
-        st[S_SC_BONUS + s] = 0
-    st[S_SC_BONUS + shep] = st[R_BASE + R_BONUS]
-    rule = st[R_BASE + R_SETTLEMENT]
-    if rule == BS_SPLIT and n == 3:
-        second = st[S_OUT + 1]
-        sheep_bets = 0
-        for s in range(n):
-            if s != shep:
-                sheep_bets += st[S_BET + s]
-        third = (sheep_bets + 1) // 3
-        st[S_SC_BETS + shep] += st[S_BET + shep] + sheep_bets - third
-        st[S_SC_BETS + second] += third
-    else:
-        for b in range(n):
-            v = st[S_BET + b]
-            if v == 0:
-                continue
-            if rule == BS_THRESHOLD:
-                won = st[S_GO + b] + st[S_SC_CARDS + b] >= v
-            else:
-                won = b == shep
-            if won:
-                st[S_SC_BETS + b] += v
-            else:
-                st[S_SC_BETS + shep] += v
-                for o in range(n):
-                    if o != shep and st[S_BET + o] == 0:
-                        st[S_SC_BETS + o] += v
-    for s in range(n):
-        st[S_SC_TOTAL + s] = (
-            st[S_GO + s] + st[S_SC_CARDS + s] + st[S_SC_BETS + s] + st[S_SC_BONUS + s]
-        )
-    st[S_PHASE] = PH_ROUND_OVER
-    st[S_TO_ACT] = -1
-
-
-# --- several rounds ----------------------------------------------------------------------------
-@njit(cache=True)
-def _first_tied_from(st, value, start, use_max):
-    n = st[S_NP]
-    for i in range(n):
-        s = (start + i) % n
-        if st[S_SCORE + s] == value:
-            return s
-    return -1
-
-
-@njit(cache=True)
-def next_round(st):
-    """Add the finished round to the game totals; end the game or deal the next round.
-
-    Returns True when the game is over (then ``S_WINNER`` holds the winner).
-    """
-    n = st[S_NP]
-    for s in range(n):
-        st[S_SCORE + s] += st[S_SC_TOTAL + s]
-    st[S_ROUND_NO] += 1
-    hi = st[S_SCORE]
-    lo = st[S_SCORE]
-    for s in range(1, n):
-        hi = max(hi, st[S_SCORE + s])
-        lo = min(lo, st[S_SCORE + s])
-    n_hi = 0
-    for s in range(n):
-        if st[S_SCORE + s] == hi:
-            n_hi += 1
-    if st[R_BASE + R_GAME_END] == GE_ROUNDS:
-        reached = st[S_ROUND_NO] >= st[R_BASE + R_END_VALUE]
-    else:
-        reached = hi >= st[R_BASE + R_END_VALUE]
-    if reached and n_hi == 1:
-        for s in range(n):
-            if st[S_SCORE + s] == hi:
-                st[S_WINNER] = s
-        st[S_PHASE] = PH_GAME_OVER
-        st[S_TO_ACT] = -1
-        return True
-    shep = st[S_OUT]
-    dealer = _first_tied_from(st, hi, shep, True)
-    if st[R_BASE + R_LEAD_TIEBREAK] == LT_LEFT_OF_DEALER:
-        leader = _first_tied_from(st, lo, dealer + 1, False)
-    else:
-        leader = _first_tied_from(st, lo, st[S_FIRST_LEADER] + 1, False)
-    st[S_PREV_FIRST_LEADER] = st[S_FIRST_LEADER]
-    hands, haggis, _ = deal(st, st[S_ROUND_NO])
-    start_round(st, hands, haggis, leader, dealer)
-    return False
 
 
 # --- random play (benchmarks and fuzzing) -------------------------------------------------------
@@ -687,77 +404,6 @@ def random_rounds(rules, n_rounds, seed):
         play_random_round(st, rng, buf)
         total += st[S_TURN_NO]
     return total
-
-
-# --- information sets -------------------------------------------------------------------------
-# The state slots every seat sees as they are; an observation holds zero everywhere else,
-# except what observe() derives: the seat's own hand, the face cards each other seat
-# still holds, hand sizes, and the black sheep's last cards once the round is over.
-# Hiding is the default: a slot added to the layout stays hidden from strategies until it
-# is listed here (tests/test_traps.py pins this list).
-PUBLIC_FIELDS = (
-    (S_NP, 1),
-    (S_NSUITS, 1),
-    (S_PHASE, 1),
-    (S_TO_ACT, 1),
-    (S_LEADER, 1),
-    (S_TOP, 1),
-    (S_TOP_SEAT, 1),
-    (S_BEATEN_SEAT, 1),
-    (S_PASSES, 1),
-    (S_TRICK_NO, 1),
-    (S_TURN_NO, 1),
-    (S_TRICK_CARDS, 1),
-    (S_N_OUT, 1),
-    (S_OUT, 3),
-    (S_CAPT, 3),
-    (S_BET, 3),
-    (S_PLAYED, 3),
-    (S_GO, 3),
-    (S_SC_CARDS, 3),
-    (S_SC_BETS, 3),
-    (S_SC_BONUS, 3),
-    (S_SC_TOTAL, 3),
-    (S_LAST_NB, 3),
-    (S_PLAY_SEQ, 1),
-    (S_LAST_PLAYER, 1),
-    (S_FIRST_LEADER, 1),
-    (S_DEALER, 1),
-    (S_LAST_RECEIVER, 1),
-    (S_GAME, 1),
-    (S_SCORE, 3),
-    (S_ROUND_NO, 1),
-    (S_PREV_FIRST_LEADER, 1),
-    (S_WINNER, 1),
-    (S_HAGGIS_TO_SEAT, 1),
-    (S_CAPTURES, 1),
-    (R_BASE, STATE_SIZE - R_BASE),  # the rules
-)
-PUBLIC_SLOTS = np.array(
-    sorted({start + i for start, count in PUBLIC_FIELDS for i in range(count)}), dtype=np.int64
-)
-
-
-@njit(cache=True)
-def observe(st, seat):
-    """The state as ``seat`` may see it: its own hand and public information only.
-
-    Built up from zero: the slots in ``PUBLIC_SLOTS`` are copied, then the seat's own
-    hand, every other hand's face cards (dealt face up, so public), every hand's size,
-    and (once the round is over) the black sheep's remaining cards. Everything else
-    (other hands' suit cards, the Haggis, the deal seed, any slot not declared public)
-    stays zero.
-    """
-    obs = np.zeros_like(st)
-    for i in PUBLIC_SLOTS:
-        obs[i] = st[i]
-    n = st[S_NP]
-    for o in range(3):
-        obs[S_SIZE + o] = popcount(st[S_HAND + o]) if o < n else 0
-        obs[S_HAND + o] = st[S_HAND + o] if o == seat else st[S_HAND + o] & ~SUIT_ALL
-    if st[S_PHASE] == PH_ROUND_OVER or st[S_PHASE] == PH_GAME_OVER:
-        obs[S_BLACK_LEFT] = st[S_BLACK_LEFT]
-    return obs
 
 
 @njit(cache=True)
