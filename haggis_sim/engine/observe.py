@@ -16,7 +16,7 @@ from .bits import popcount
 # except what observe() derives: the seat's own hand, the face cards each other seat
 # still holds, hand sizes, and the black sheep's last cards once the round is over.
 # Hiding is the default: a slot added to the layout stays hidden from strategies until it
-# is listed here (tests/test_traps.py pins this list).
+# is listed here (tests/engine/test_compiled_guards.py pins this list).
 PUBLIC_FIELDS = (
     (L.S_NP, 1),
     (L.S_NSUITS, 1),
