@@ -192,11 +192,13 @@ def generate(
     if jobs == 1:
         results = (_batch(b, seed, teacher) for b in batches)
     else:
-        from joblib import Parallel, delayed
+        # loky's reusable executor, as the runner and stage 2 use it: a joblib Parallel
+        # after a run in the same process picks up the runner's executor and fails
+        from joblib.externals.loky import get_reusable_executor
 
-        results = Parallel(n_jobs=jobs, return_as="generator")(
-            delayed(_batch)(b, seed, teacher) for b in batches
-        )
+        ex = get_reusable_executor(max_workers=jobs, timeout=60)
+        futures = [ex.submit(_batch, b, seed, teacher) for b in batches]
+        results = (f.result() for f in futures)  # in game order, as they finish
     feats, dec, cho, tar, heu, gid, pre, pla = [], [], [], [], [], [], [], []
     d = 0
     done = 0
