@@ -16,9 +16,10 @@ from typer.testing import CliRunner
 
 import haggis_sim as hs
 from haggis_sim.cli import app
-from haggis_sim.cli.play_input import ECHO, parse_line
+from haggis_sim.cli.play_input import parse_line
 
 runner = CliRunner()
+ECHO = 60  # characters of a refused line quoted back
 BASE = """name = "bounds"
 question = "q"
 games = 4
