@@ -20,12 +20,16 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
+import os
+import stat
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.lib import format as npformat
 
 from .base import StrategyError
 from .learned_features import FEATURES, N_FEATURES
@@ -47,6 +51,27 @@ SHIPPED_MODELS = {"default": "learned-default.npz", "gen1": "learned-gen1.npz",
 MCTS_PRIOR_MODEL = "gen2"
 DEFAULT_MODEL = MODELS_DIR / SHIPPED_MODELS["default"]
 SHA_PREFIX = 16  # hex digits of the file's SHA-256 kept in the strategy's spec
+#: the largest model file read (the shipped ones are about 35 kB; one with the widest hidden
+#: layer train makes, 256 units, about 2 * 256 * features * 8 bytes, well under 1 MB)
+MAX_MODEL_BYTES = 64 * 2**20
+MAX_HIDDEN_UNITS = 256  # as haggis_sim.training.train.MAX_HIDDEN: the widest layer trained
+MAX_FEATURE_NAMES = 1024  # far above N_FEATURES: a newer file is still told "other features"
+MAX_NAME_BYTES = 4 * 256  # a feature name of at most 256 characters (numpy's UTF-32)
+MAX_PROVENANCE_BYTES = 4 * 2**20  # provenance: at most 1 Mi characters of JSON
+MAX_ARRAY_ITEMS = 2 * MAX_FEATURE_NAMES * MAX_HIDDEN_UNITS  # numbers in any one array (4 MB)
+_NUMBER = "biuf"
+_UNITS = f"floats of shape (2, H), H <= {MAX_HIDDEN_UNITS}"
+#: per key what its .npy header may promise: dimensions, bound of each, dtype kinds, wording
+HEADER_LIMITS: dict[str, tuple[int, int, str, str]] = {
+    "format_version": (1, 8, _NUMBER, "one integer"),
+    "features": (1, MAX_FEATURE_NAMES, "U", f"a list of at most {MAX_FEATURE_NAMES} names"),
+    "weights": (2, MAX_FEATURE_NAMES, _NUMBER, "floats of shape (2, features)"),
+    "provenance": (0, 0, "U", "one JSON text of at most 1 Mi characters"),
+    "hidden_weights": (3, MAX_FEATURE_NAMES, _NUMBER,
+                       f"floats of shape (2, features, H), H <= {MAX_HIDDEN_UNITS}"),
+    "hidden_bias": (2, MAX_HIDDEN_UNITS, _NUMBER, _UNITS),
+    "output": (2, MAX_HIDDEN_UNITS, _NUMBER, _UNITS),
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -109,26 +134,14 @@ def model_path(name: str) -> Path:
 
 def load_model(path: Path, who: str = "learned") -> LearnedModel:
     """Read and validate a model file; StrategyError (one line, naming the strategy ``who``
-    that reads it) when it is not usable."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise StrategyError(
-            f"{who}: cannot read model file {path}: {exc.strerror or exc}"
-        ) from None
-    try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-            missing = [k for k in KEYS if k not in npz.files]
-            if missing:
-                raise StrategyError(
-                    f"{who}: model file {path} lacks {', '.join(missing)} "
-                    f"(a model has {', '.join(KEYS)})"
-                )
-            arrays = {k: npz[k] for k in npz.files}  # the hidden layer's too (version 3)
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        if isinstance(exc, StrategyError):
-            raise
-        raise StrategyError(f"{who}: {path} is not a model file (.npz): {exc}") from None
+    that reads it) when it is not usable.
+
+    Nothing is allocated from the file's say-so: it must be a regular file of at most
+    :data:`MAX_MODEL_BYTES` (a FIFO or a device is refused before it is opened), and
+    every array's shape and dtype are read from its ``.npy`` header inside the zip and
+    checked (:func:`_check_header`) before the array itself is read."""
+    data = _read_capped(path, who)
+    arrays = _read_arrays(data, path, who)
     version = arrays["format_version"]
     if (
         version.shape != ()
@@ -185,13 +198,132 @@ def _read_hidden(arrays: dict[str, np.ndarray], path: Path, who: str, nf: int) -
             f"{', '.join(HIDDEN_KEYS)})"
         )
     wh, bh, out = (arrays[k] for k in HIDDEN_KEYS)
-    units = wh.shape[2] if wh.ndim == 3 else -1
-    shapes = ((2, nf, units), (2, units), (2, units))
-    for key, a, shape in zip(HIDDEN_KEYS, (wh, bh, out), shapes, strict=True):
-        if units < 0 or a.shape != shape or a.dtype.kind != "f" or not np.all(np.isfinite(a)):
+    forms = {"hidden_weights": (3, (2, nf)), "hidden_bias": (2, (2,)), "output": (2, (2,))}
+    for key, a in zip(HIDDEN_KEYS, (wh, bh, out), strict=True):
+        ndim, head = forms[key]
+        if (
+            a.ndim != ndim
+            or a.shape[:-1] != head
+            or a.dtype.kind != "f"
+            or not np.all(np.isfinite(a))
+        ):
             raise StrategyError(
                 f"{who}: model file {path}: {key} must be finite floats of shape "
-                f"(2, {nf}, H), (2, H), (2, H) for hidden_weights, hidden_bias, output; "
-                f"got {a.shape} of {a.dtype}"
+                f"{_form(head)}; got {a.shape} of {a.dtype}"
             )
+    units = [a.shape[-1] for a in (wh, bh, out)]
+    if len(set(units)) == 3:
+        raise StrategyError(
+            f"{who}: model file {path}: {', '.join(HIDDEN_KEYS)} must share H, the hidden "
+            f"units; got {', '.join(map(str, units))}"
+        )
+    if len(set(units)) == 2:  # name the array whose H differs from the other two's
+        i = next(i for i, u in enumerate(units) if units.count(u) == 1)
+        odd, others = HIDDEN_KEYS[i], [k for k in HIDDEN_KEYS if k != HIDDEN_KEYS[i]]
+        raise StrategyError(
+            f"{who}: model file {path}: {odd} must be finite floats of shape "
+            f"{_form(forms[odd][1])} with H = {units[i - 1]} hidden units like "
+            f"{' and '.join(others)}; got {arrays[odd].shape}"
+        )
     return Hidden(wh.astype(np.float64), bh.astype(np.float64), out.astype(np.float64))
+
+
+def _form(head: tuple[int, ...]) -> str:
+    """A hidden array's shape as text, its last dimension the hidden units H."""
+    return "(" + ", ".join([*map(str, head), "H"]) + ")"
+
+
+def _read_capped(path: Path, who: str) -> bytes:
+    """The bytes of a regular file of at most :data:`MAX_MODEL_BYTES`; StrategyError for
+    anything else (checked with ``os.stat`` first, so a FIFO is never opened, and opened
+    non-blocking, so one swapped in meanwhile cannot hang the read)."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise StrategyError(f"{who}: model file {path} is not a regular file")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise StrategyError(f"{who}: model file {path} is not a regular file")
+            data = f.read(MAX_MODEL_BYTES + 1)
+    except OSError as exc:
+        raise StrategyError(
+            f"{who}: cannot read model file {path}: {exc.strerror or exc}"
+        ) from None
+    if len(data) > MAX_MODEL_BYTES:
+        raise StrategyError(
+            f"{who}: model file {path} is larger than {MAX_MODEL_BYTES // 2**20} MB; "
+            "a model file is far smaller (not a model file?)"
+        )
+    return data
+
+
+def _read_arrays(data: bytes, path: Path, who: str) -> dict[str, np.ndarray]:
+    """The model's arrays (:data:`KEYS`, and :data:`HIDDEN_KEYS` where present) from the
+    ``.npz`` bytes, each read only after its header passed :func:`_check_header`; other
+    members are not read. StrategyError for a missing key or a file that is not a model."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            names = {n[: -len(".npy")]: n for n in zf.namelist() if n.endswith(".npy")}
+            missing = [k for k in KEYS if k not in names]
+            if missing:
+                raise StrategyError(
+                    f"{who}: model file {path} lacks {', '.join(missing)} "
+                    f"(a model has {', '.join(KEYS)})"
+                )
+            arrays = {}
+            for key in (*KEYS, *HIDDEN_KEYS):
+                if key in names:
+                    arrays[key] = _read_member(zf, names[key], key, path, who)
+            return arrays
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError, RuntimeError) as exc:
+        if isinstance(exc, StrategyError):
+            raise
+        why = str(exc)
+        if "pickle" in why:  # numpy's advice to load unsafely is never passed on
+            why = "it holds Python objects, which a model file never does"
+        raise StrategyError(f"{who}: {path} is not a model file (.npz): {why}") from None
+
+
+def _read_member(zf: zipfile.ZipFile, name: str, key: str, path: Path, who: str) -> np.ndarray:
+    """One ``.npy`` member: its header checked first, then the array (never pickled)."""
+    if zf.getinfo(name).file_size > MAX_MODEL_BYTES:
+        raise StrategyError(
+            f"{who}: model file {path}: {key} unpacks to more than "
+            f"{MAX_MODEL_BYTES // 2**20} MB; no model array is that large"
+        )
+    with zf.open(name) as f:
+        version = npformat.read_magic(f)
+        if version == (1, 0):
+            shape, _, dtype = npformat.read_array_header_1_0(f)
+        elif version == (2, 0):
+            shape, _, dtype = npformat.read_array_header_2_0(f)
+        else:
+            raise ValueError(f"{key}: .npy format version {version} is not read")
+    _check_header(key, shape, dtype, path, who)
+    with zf.open(name) as f:
+        return np.asarray(npformat.read_array(f, allow_pickle=False))
+
+
+def _check_header(key: str, shape: tuple[int, ...], dtype: np.dtype, path: Path, who: str) -> None:
+    """StrategyError unless array ``key``'s header promises what a model can hold: plain
+    numbers (text for features and provenance), at most as many dimensions as the key
+    has, each at most :data:`HEADER_LIMITS`' bound, so a few bytes of zip cannot ask for
+    gigabytes (nor more than :data:`MAX_ARRAY_ITEMS` in all). The exact shapes and
+    values are checked once the arrays are read."""
+    ndim, bound, kinds, what = HEADER_LIMITS[key]
+    text_key = kinds == "U"
+    too_wide = text_key and dtype.itemsize > (MAX_PROVENANCE_BYTES if key == "provenance"
+                                               else MAX_NAME_BYTES)  # fmt: skip
+    if (
+        dtype.hasobject
+        or dtype.kind not in kinds
+        or len(shape) > ndim
+        or any(d > bound for d in shape)
+        or math.prod(shape) > MAX_ARRAY_ITEMS
+        or too_wide
+    ):
+        raise StrategyError(
+            f"{who}: model file {path}: {key} has shape {shape} of {dtype}; a model's {key} "
+            f"is {what}"
+        )

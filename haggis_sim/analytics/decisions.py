@@ -49,6 +49,14 @@ from . import decision_table
 from .replay import _read
 
 KINDS = ("bombs", "bets")
+#: the largest ``samples``: the search below one alternative keeps a tree of samples + 1
+#: nodes of about 80 bytes, so 100,000 samples are 8 MB per alternative, a few GB for
+#: the most alternatives a decision offers in practice (hundreds), within a 24 GB machine
+MAX_SAMPLES = 100_000
+#: the largest ``positions``: each sampled position holds its observation and where it
+#: was (a few kB), so a million of them stay within a few GB
+MAX_POSITIONS = 1_000_000
+SEED_LIMIT = 2**64  # a study's seed is an unsigned 64-bit number: 0 <= seed < 2**64
 MOVE_ORDER = ("game_id", "round", "turn")
 SELECT, EVALUATE = 0, 1  # the two independent seed streams of a position
 
@@ -65,13 +73,18 @@ class StudySettings:
     value: str = "round"  # the reward: "round" (squashed round margin) or "game"
 
     def check(self) -> None:
-        """InputError naming the first setting out of range."""
-        for name in ("positions", "samples"):
+        """InputError naming the first setting out of range (:data:`MAX_POSITIONS`,
+        :data:`MAX_SAMPLES` and :data:`SEED_LIMIT` keep a study's memory bounded)."""
+        for name, most in (("positions", MAX_POSITIONS), ("samples", MAX_SAMPLES)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise InputError(f"{name} must be a positive whole number, got {v!r}")
+            if v > most:
+                raise InputError(f"{name} must be at most {most:,}, got {v:,}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise InputError(f"seed must be a whole number >= 0, got {self.seed!r}")
+        if self.seed >= SEED_LIMIT:
+            raise InputError(f"seed must be below 2**64, got {self.seed}")
         if self.rollout not in ROLLOUTS:
             raise InputError(f"rollout must be one of {', '.join(ROLLOUTS)}")
         if self.value not in VALUES:

@@ -17,6 +17,16 @@ from typing import Literal
 import haggis_sim as hs
 from haggis_sim.combos import KINDS
 
+#: the longest line read as a command: a whole hand typed out is under 80 characters
+MAX_LINE = 200
+ECHO = 60  # characters of a refused line quoted back in its error
+
+
+def clip(text: str) -> str:
+    """``text`` as an error quotes it: its first :data:`ECHO` characters, then ``…``."""
+    return text if len(text) <= ECHO else text[:ECHO] + "…"
+
+
 Verb = Literal["act", "choose", "moves", "hint", "help", "quit", "empty", "error"]
 
 
@@ -67,6 +77,12 @@ def parse_line(
 ) -> Command:
     """Read one line typed by the seat to act, given its observation and legal actions."""
     text = line.strip()
+    if len(text) > MAX_LINE:  # no command or hand is this long: not echoed in full
+        return Command(
+            "error",
+            text=f"a line of {len(text):,} characters is not a move: {clip(text)!r} "
+            "(type help for the commands)",
+        )
     words = text.lower().split()
     if not words:
         return Command("empty")

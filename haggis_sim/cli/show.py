@@ -38,7 +38,9 @@ def show(
     ] = False,
     samples: Annotated[
         int | None,
-        typer.Option("--samples", help="With --alternatives: samples per alternative [100]."),
+        typer.Option(
+            "--samples", help="With --alternatives: samples per alternative, at most 100,000 [100]."
+        ),
     ] = None,
     seats: Annotated[
         str | None,
@@ -88,14 +90,18 @@ def show(
 
 
 def alt_request(alternatives: bool, samples: int | None, seats: str | None) -> AltRequest | None:
-    """The --alternatives request, or None; InputError for a bad --seats, or --samples or
-    --seats without --alternatives (build_view refuses --samples < 1)."""
+    """The --alternatives request, or None; InputError for a bad --seats, --samples over
+    :data:`~haggis_sim.analytics.decisions.MAX_SAMPLES`, or --samples or --seats without
+    --alternatives (build_view refuses --samples < 1)."""
+    from ..analytics.decisions import MAX_SAMPLES
     from ..analytics.game_view import AltRequest, parse_seats
 
     if not alternatives:
         if samples is not None or seats is not None:
             raise InputError("--samples and --seats go with --alternatives")
         return None
+    if samples is not None and samples > MAX_SAMPLES:  # memory grows with samples
+        raise InputError(f"--samples must be at most {MAX_SAMPLES:,}, got {samples:,}")
     return AltRequest(100 if samples is None else samples, parse_seats(seats or "mcts"))
 
 

@@ -27,13 +27,21 @@ def study(
     kind: Annotated[str, typer.Argument(help="What to study: bombs or bets.")],
     run_dir: Annotated[Path, typer.Argument(help="A run folder made with move logs.")],
     positions: Annotated[
-        int, typer.Option("--positions", help="Opportunities to sample from the run.")
+        int,
+        typer.Option(
+            "--positions", help="Opportunities to sample from the run (at most 1,000,000)."
+        ),
     ] = 200,
     samples: Annotated[
         int,
-        typer.Option("--samples", help="Search iterations per alternative (choose, then measure)."),
+        typer.Option(
+            "--samples",
+            help="Search iterations per alternative (choose, then measure; at most 100,000).",
+        ),
     ] = 100,
-    seed: Annotated[int, typer.Option("--seed", help="Picks positions and analysis deals.")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Picks positions and analysis deals (0 to 2**64 - 1).")
+    ] = 0,
     out: Annotated[
         Path | None,
         typer.Option("--out", help="Write the per-position table to a .parquet or .csv file."),

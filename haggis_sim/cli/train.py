@@ -12,9 +12,15 @@ import typer
 from ..errors import InputError
 from .common import fail, parse_games, quiet_terminal
 
+#: the most self-play games train fits: the positions' memory grows about 5 GB per 1,000
+#: games (the 2,000-game fit peaked at about 9 GB), so 4,000 stay within a 24 GB machine
+MAX_TRAIN_GAMES = 4_000
+MAX_HIDDEN = 256  # = haggis_sim.training.train.MAX_HIDDEN (a test checks)
+
 Out = Annotated[Path, typer.Option("--out", help="Model file to write (.npz).")]
 Games = Annotated[
-    str, typer.Option("--games", "-n", help="Self-play games of the teacher (1e3, 600).")
+    str,
+    typer.Option("--games", "-n", help="Self-play games of the teacher (1e3, 600; at most 4,000)."),
 ]
 Seed = Annotated[int, typer.Option("--seed", help="Seed of the games and the sampling.")]
 Teacher = Annotated[
@@ -55,7 +61,7 @@ HiddenUnits = Annotated[
     int,
     typer.Option(
         "--hidden",
-        help="Hidden tanh units of the model (0: linear; stage 2 needs 0). Memory grows "
+        help="Hidden tanh units of the model (0 to 256; 0: linear; stage 2 needs 0). Memory grows "
         "with --games: about 5 GB per 1,000 games with 16 units.",
     ),
 ]
@@ -70,10 +76,18 @@ def _count(text: str, option: str) -> int:
 
 
 def _counts(
-    games: str, jobs: int, improve_iters: int, improve_games: str, check_games: str
+    games: str, jobs: int, improve_iters: int, improve_games: str, check_games: str, hidden: int
 ) -> dict[str, Any]:
-    """The command's counts checked and parsed (InputError naming the option)."""
+    """The command's counts checked and parsed (InputError naming the option), before any
+    work: --games at most :data:`MAX_TRAIN_GAMES`, --hidden at most :data:`MAX_HIDDEN`."""
     n_games = parse_games(games)
+    if n_games > MAX_TRAIN_GAMES:
+        raise InputError(
+            f"--games must be at most {MAX_TRAIN_GAMES:,} (the fit's memory grows with the "
+            f"games: about 5 GB per 1,000), got {n_games:,}"
+        )
+    if not 0 <= hidden <= MAX_HIDDEN:
+        raise InputError(f"--hidden must be 0 to {MAX_HIDDEN}, got {hidden}")
     if jobs < 1:
         raise InputError(f"--jobs must be 1 or more, got {jobs}")
     if improve_iters < 0:
@@ -117,7 +131,7 @@ def train(
     deals (with 3 players: one model against two).
     """
     try:
-        counts = _counts(games, jobs, improve_iters, improve_games, check_games)
+        counts = _counts(games, jobs, improve_iters, improve_games, check_games, hidden)
     except InputError as exc:
         raise fail(str(exc)) from None
     from ..training.console import (

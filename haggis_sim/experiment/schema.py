@@ -30,9 +30,11 @@ from pydantic import (
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from ..analytics.compare import METRICS
+from ..analytics.decisions import MAX_POSITIONS, MAX_SAMPLES, SEED_LIMIT
 from ..errors import InputError
 from ..presets import PRESETS
 from ..rules import Rules
+from ..runner.run import MAX_GAMES
 from ..runner.seating import SEAT_MODES
 
 
@@ -76,6 +78,33 @@ def _choice(choices: tuple[Any, ...]) -> AfterValidator:
 def _positive(value: int) -> int:
     if value <= 0:
         raise ValueError(f"'games' must be positive, got {value}")
+    if value > MAX_GAMES:
+        raise ValueError(
+            f"'games' must be at most {MAX_GAMES:,} (game ids are 32-bit), got {value:,}"
+        )
+    return value
+
+
+def _seed(value: int) -> int:
+    if not -(2**63) <= value < 2**63:
+        raise ValueError(f"'seed' must be a 64-bit integer, got {value}")
+    return value
+
+
+def _at_most(key: str, most: int) -> AfterValidator:
+    """A study number no larger than ``most`` (the memory a study may take)."""
+
+    def check(value: int) -> int:
+        if value > most:
+            raise ValueError(f"'{key}' must be at most {most:,}, got {value:,}")
+        return value
+
+    return AfterValidator(check)
+
+
+def _study_seed(value: int | None) -> int | None:
+    if value is not None and not 0 <= value < SEED_LIMIT:
+        raise ValueError(f"'seed' must be from 0 to 2**64 - 1, got {value}")
     return value
 
 
@@ -138,7 +167,7 @@ class ExperimentTable(Table):
     name: Annotated[str, AfterValidator(_folder_name)]
     question: str
     games: Annotated[int, AfterValidator(_positive)]
-    seed: int = 0
+    seed: Annotated[int, AfterValidator(_seed)] = 0
     players: Players = 2
     seats: Annotated[
         str, _choice(SEAT_MODES), Says("'seats' must be rotate or fixed, got {value!r}")
@@ -238,9 +267,17 @@ class StudyTable(Table):
     ] = None  # type: ignore[assignment]  # validated: a missing kind is refused  # fmt: skip
     arm: Any = None
     population: Any = None
-    positions: Annotated[int, Field(ge=1), Says(_STUDY_NUMBER.format(key="positions"))] = 200
-    samples: Annotated[int, Field(ge=1), Says(_STUDY_NUMBER.format(key="samples"))] = 100
-    seed: Annotated[int | None, Says(_STUDY_NUMBER.format(key="seed"))] = None
+    positions: Annotated[
+        int, Field(ge=1), _at_most("positions", MAX_POSITIONS),
+        Says(_STUDY_NUMBER.format(key="positions")),
+    ] = 200  # fmt: skip
+    samples: Annotated[
+        int, Field(ge=1), _at_most("samples", MAX_SAMPLES),
+        Says(_STUDY_NUMBER.format(key="samples")),
+    ] = 100  # fmt: skip
+    seed: Annotated[
+        int | None, AfterValidator(_study_seed), Says(_STUDY_NUMBER.format(key="seed"))
+    ] = None
 
 
 T = TypeVar("T", bound=Table)

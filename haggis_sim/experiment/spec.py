@@ -9,6 +9,8 @@ refusal is an :class:`ExperimentError` naming the file and the key.
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,6 +23,7 @@ from ..rules import Rules
 from ..runner.run import RunConfig
 from .schema import (
     ARM_NAME,
+    RESERVED,
     ArmTable,
     ExperimentError,
     ExperimentTable,
@@ -30,6 +33,8 @@ from .schema import (
     check_flags,
     validate,
 )
+
+MAX_FILE_BYTES = 2**20  # an experiment file is a page of TOML: 1 MB is far more
 
 
 @dataclass(frozen=True)
@@ -133,9 +138,29 @@ def population_experiment(exp: Experiment, pop: Population) -> Experiment:
 
 def load_experiment(path: Path) -> Experiment:
     """Read and validate an experiment file (TOML)."""
-    if not path.is_file():
-        raise ExperimentError(f"experiment file {path} does not exist")
-    text = path.read_text()
+    try:
+        st = os.stat(path)  # never opened unless a regular file: a FIFO would block
+    except FileNotFoundError:
+        raise ExperimentError(f"experiment file {path} does not exist") from None
+    except OSError as exc:
+        raise ExperimentError(f"cannot read experiment file {path}: {exc.strerror}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise ExperimentError(f"{path} is a folder, not an experiment file")
+    if not stat.S_ISREG(st.st_mode):
+        raise ExperimentError(f"experiment file {path} is not a regular file")
+    if st.st_size > MAX_FILE_BYTES:
+        raise ExperimentError(
+            f"experiment file {path} is larger than {MAX_FILE_BYTES // 2**20} MB; "
+            "an experiment file is a short TOML text"
+        )
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ExperimentError(
+            f"{path}: not UTF-8 text (byte {exc.start}); an experiment file is TOML in UTF-8"
+        ) from None
+    except OSError as exc:
+        raise ExperimentError(f"cannot read experiment file {path}: {exc.strerror}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -251,6 +276,11 @@ def _check_arms(top: ExperimentTable, arms: list[Arm], w: str) -> None:
             raise ExperimentError(
                 f"{w}arm name {arm.name!r} must be letters, digits and . _ = + , - "
                 "(it names the arm's folder)"
+            )
+        if arm.name in RESERVED:
+            raise ExperimentError(
+                f"{w}arm name {arm.name!r} is taken by the experiment's own files; not one "
+                f"of {', '.join(RESERVED)} (it names the arm's folder)"
             )
         if arm.name in seen:
             raise ExperimentError(f"{w}two arms are named {arm.name!r}")
@@ -399,6 +429,11 @@ def parse_studies(
         elif "population" in table:
             raise ExperimentError(f"{sw}'population' needs [[populations]] in the experiment")
         study_seed = seed if study.seed is None else study.seed
+        if study_seed < 0:  # a study's seed is unsigned; the experiment's may be negative
+            raise ExperimentError(
+                f"{sw}the experiment's seed {seed} is negative; give the study a 'seed' "
+                "from 0 to 2**64 - 1"
+            )
         specs.append(
             StudySpec(study.kind, arm, population, study.positions, study.samples, study_seed)
         )
