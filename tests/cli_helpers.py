@@ -1,8 +1,20 @@
-"""What the CLI tests share: the check that a command failed the way errors must fail."""
+"""What the CLI tests share: the CLI run in this process, and the check that a command
+failed the way errors must fail."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from typer.testing import CliRunner
+
+from haggis_sim.cli import app
+
+_runner = CliRunner()
+
+
+def invoke(*args: str) -> Any:
+    """The CLI in this process; returns the click Result (stdout and stderr apart)."""
+    return _runner.invoke(app, list(args))
 
 
 def one_line_error(res: Any, *words: str) -> str:

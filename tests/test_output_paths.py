@@ -11,24 +11,16 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
-from cli_helpers import one_line_error
-from typer.testing import CliRunner
+from cli_helpers import invoke, one_line_error
 
 from haggis_sim import outputs
-from haggis_sim.cli import app
 from haggis_sim.experiment.schema import MARKER as EXPERIMENT_MARKER
 from haggis_sim.logs.manifest import MANIFEST
 from haggis_sim.report import MARKER as REPORT_MARKER
 
 SMALL = ["-s", "greedy", "-n", "40", "--jobs", "1", "-q"]
-runner = CliRunner()
-
-
-def invoke(*args: str) -> Any:
-    return runner.invoke(app, list(args))
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:

@@ -19,25 +19,17 @@ import numpy as np
 import polars as pl
 import pytest
 from browser_helpers import browser_check
-from cli_helpers import one_line_error
-from typer.testing import CliRunner
+from cli_helpers import invoke, one_line_error
 
 import haggis_sim as hs
 from haggis_sim.analytics.game_view import MCTS_NOTE, AltRequest, build_view
 from haggis_sim.analytics.replay import LogCursor, load_game, start_game
 from haggis_sim.cards import Cards
-from haggis_sim.cli import app
 from haggis_sim.engine.rng import derive
 from haggis_sim.logs import ledger
 from strategies import shortlist
 
 pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
-
-runner = CliRunner()
-
-
-def invoke(*args: str) -> Any:
-    return runner.invoke(app, list(args))
 
 
 def make_run(out: Path, *args: str) -> Path:

@@ -15,20 +15,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from cli_helpers import one_line_error
-from typer.testing import CliRunner
+from cli_helpers import invoke, one_line_error
 
-from haggis_sim.cli import app
 from haggis_sim.logs import ledger
-
-runner = CliRunner()
-
-
-def invoke(*args: str) -> Any:
-    return runner.invoke(app, list(args))
 
 
 @pytest.fixture(scope="module")

@@ -18,19 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import one_line_error
-from typer.testing import CliRunner
+from cli_helpers import invoke, one_line_error
 
-from haggis_sim.cli import app
 from haggis_sim.logs.manifest import MANIFEST, ManifestError, load_manifest
 from haggis_sim.rules import Rules
 from haggis_sim.runner.run import RunConfig
-
-runner = CliRunner()
-
-
-def invoke(*args: str) -> Any:
-    return runner.invoke(app, list(args))
 
 
 @pytest.fixture(scope="module")

@@ -17,24 +17,17 @@ from typing import Any
 import duckdb
 import polars as pl
 import pytest
-from cli_helpers import one_line_error
-from typer.testing import CliRunner
+from cli_helpers import invoke, one_line_error
 
 from haggis_sim.analytics.replay import replay
 from haggis_sim.analytics.sections import connect_runs
-from haggis_sim.cli import app
 from haggis_sim.logs import ledger
 from haggis_sim.logs import schema as logs
 from haggis_sim.logs.manifest import load_manifest
 from haggis_sim.logs.query import QueryError, connect, new_connection, read_only_statement
 from haggis_sim.report import build_tables
 
-runner = CliRunner()
 REFUSED = "one read-only statement"
-
-
-def invoke(*args: str) -> Any:
-    return runner.invoke(app, list(args))
 
 
 def make_run(out: Path, seed: int) -> Path:

@@ -19,19 +19,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
-from cli_helpers import one_line_error
+from cli_helpers import invoke, one_line_error
 from test_query_hostile_input import make_run
-from typer.testing import CliRunner
 
-from haggis_sim.cli import app
 from haggis_sim.logs.query import QueryTimeout, run_query
 
 pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
 
-runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
 CLI = "import sys; from haggis_sim.cli import app; sys.argv[0] = 'haggis-sim'; app()"
 # four-way, with an aggregate over every row: ~4e10 rows even on the fixture's 3-game run
@@ -44,10 +40,6 @@ SPILLING_SORT = (
     "SELECT a FROM (SELECT i::VARCHAR || repeat('x', 40) AS a FROM range(300000000) t(i)) "
     "ORDER BY a"
 )
-
-
-def invoke(*args: str) -> Any:
-    return runner.invoke(app, list(args))
 
 
 @pytest.fixture(scope="module")

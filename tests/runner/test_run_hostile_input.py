@@ -15,14 +15,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 import pytest
-from cli_helpers import one_line_error
-from typer.testing import CliRunner
+from cli_helpers import invoke, one_line_error
 
-from haggis_sim.cli import app
 from haggis_sim.logs import ledger
 from haggis_sim.logs.schema import DamagedLogError
 from haggis_sim.runner.plan import FIRST_CHUNK, ChunkPlanner, RateMeter
@@ -32,11 +29,6 @@ pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subse
 
 KEYS = {"games": ["game_id"], "rounds": ["game_id", "round"], "moves": ["game_id", "round", "turn"]}
 SMALL = ["--strategies", "greedy,random:bet=0.3", "--games", "60", "--chunk-size", "20"]
-runner = CliRunner()
-
-
-def invoke(*args: str) -> Any:
-    return runner.invoke(app, list(args))
 
 
 def table(run_dir: Path, name: str) -> pl.DataFrame:

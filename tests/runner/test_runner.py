@@ -22,12 +22,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
-from cli_helpers import one_line_error
-from typer.testing import CliRunner
+from cli_helpers import invoke, one_line_error
 
 import haggis_sim
 from haggis_sim.analytics.replay import ReplayMismatch, replay
-from haggis_sim.cli import app
 from haggis_sim.logs import ledger
 from haggis_sim.position import game_seed
 
@@ -53,15 +51,8 @@ REPLAY3 = [
     "--chunk-size", "12", "--seed", "22", "--rules", "aid", "--rule", "bomb_capture=tournament",
 ]  # fmt: skip
 
-runner = CliRunner()
-
 
 # --- helpers --------------------------------------------------------------------------------
-
-
-def invoke(*args: str) -> Any:
-    """The CLI in this process; returns the click Result (stdout and stderr apart)."""
-    return runner.invoke(app, list(args))
 
 
 def run_in_process(out: Path, args: list[str], *extra: str) -> Path:
