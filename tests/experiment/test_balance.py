@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from haggis_sim.analytics.compare import difference, estimate, game_metrics, same_deals
-from haggis_sim.experiment import ExperimentError, load_experiment, run_experiment
+from haggis_sim.experiment import Experiment, ExperimentError, load_experiment, run_experiment
 from haggis_sim.experiment.balance import QUANTITIES, balance_markdown, pairs_stronger
 from strategies import make
 
@@ -46,15 +46,15 @@ strategies = ["heuristic", "random"]
 """
 
 
-def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "x.toml"
-    path.write_text(text)
-    return path
+def load(tmp_path: Path, text: str) -> Experiment:
+    """The experiment file ``text``, written into ``tmp_path`` and loaded."""
+    (tmp_path / "x.toml").write_text(text)
+    return load_experiment(tmp_path / "x.toml")
 
 
 def refused(tmp_path: Path, text: str) -> str:
     with pytest.raises(ExperimentError) as info:
-        load_experiment(write(tmp_path, text))
+        load(tmp_path, text)
     return str(info.value)
 
 
@@ -62,7 +62,7 @@ def refused(tmp_path: Path, text: str) -> str:
 
 
 def test_population_strategies_replace_every_arms_strategies(tmp_path: Path) -> None:
-    exp = load_experiment(write(tmp_path, RULE_ARMS + SKILL_POPS))
+    exp = load(tmp_path, RULE_ARMS + SKILL_POPS)
     self_play, skill = exp.populations
     assert self_play.strategies is None
     assert skill.strategies == (HEURISTIC, RANDOM)  # canonical specs
@@ -101,7 +101,7 @@ def test_population_strategies_pairing_refused_under_fixed_seats(tmp_path: Path)
     message = refused(tmp_path, 'seats = "fixed"\n' + RULE_ARMS + SKILL_POPS)
     assert 'seats = "fixed"' in message and "seat's edge" in message
     alone = SKILL_POPS.replace('["heuristic", "random"]', '["greedy"]')
-    assert load_experiment(write(tmp_path, 'seats = "fixed"\n' + RULE_ARMS + alone))
+    assert load(tmp_path, 'seats = "fixed"\n' + RULE_ARMS + alone)
 
 
 def test_population_strategies_need_the_entry_an_entry_metric_follows(tmp_path: Path) -> None:
@@ -112,8 +112,8 @@ def test_population_strategies_need_the_entry_an_entry_metric_follows(tmp_path: 
 
 
 def test_balance_key_is_a_bool(tmp_path: Path) -> None:
-    assert load_experiment(write(tmp_path, "balance = true\n" + RULE_ARMS)).balance
-    assert not load_experiment(write(tmp_path, RULE_ARMS)).balance
+    assert load(tmp_path, "balance = true\n" + RULE_ARMS).balance
+    assert not load(tmp_path, RULE_ARMS).balance
     assert "'balance' must be bool" in refused(tmp_path, 'balance = "yes"\n' + RULE_ARMS)
 
 
