@@ -52,6 +52,13 @@ GAME_METRICS: dict[str, str] = {
     "seat0_win": "seat 0 wins the game (seat advantage)",
     "first_lead_win": "the seat that led round 1 wins the game (lead advantage)",
     "ahead_r1_win": "the seat ahead after round 1 wins the game (ties after round 1: left out)",
+    "lead_changes": "how often the lead changes hands: the number of times the seat strictly "
+    "ahead on the running totals after a round differs from the seat strictly ahead after the "
+    "last round that had one (rounds ending in a tie for the lead are skipped, so a tie is "
+    "neither a change nor a new leader)",
+    "winner_lead_round": "how late the eventual winner takes the lead for good: the share of "
+    "the game's rounds played before the winner is strictly ahead after every round from then "
+    "on (0 = ahead from round 1 on; (rounds - 1) / rounds = took it in the last round)",
     **{
         f"decisive_{s}": f"without its {s.replace('_', '-')} points the winner would not be "
         "strictly ahead (how often this source decides the game)"
@@ -173,14 +180,52 @@ def _game_sql(players: int, n_entries: int) -> str:
         cols.append(f"(NOT ({still}))::DOUBLE AS decisive_{s}")
         src = " + ".join(f"{s}_{k}" for k in seats)
         cols.append(f"({src}) / nullif({all_total}, 0) AS share_{s}")
+    cols += [
+        "coalesce(lc.changes, 0)::DOUBLE AS lead_changes",
+        "wl.took::DOUBLE / rounds AS winner_lead_round",
+    ]
     return f"""
         WITH r AS (SELECT game_id, {sums} FROM rounds GROUP BY game_id),
-        r0 AS (SELECT game_id, leader AS first_leader, {first} FROM rounds WHERE round = 0)
+        r0 AS (SELECT game_id, leader AS first_leader, {first} FROM rounds WHERE round = 0),
+        {_lead_sql(players)}
         SELECT game_id::BIGINT AS game_id, deal_id::BIGINT AS deal_id, deal_seed,
                {players} AS players, {", ".join(cols)}
         FROM games JOIN r USING (game_id) JOIN r0 USING (game_id)
+             LEFT JOIN lc USING (game_id) JOIN wl USING (game_id)
         ORDER BY game_id
     """
+
+
+def _lead_sql(players: int) -> str:
+    """The common table expressions behind ``lead_changes`` and ``winner_lead_round``.
+
+    ``ahead``: per game and round the seat strictly ahead on the running totals after the
+    round (null on a tie for the lead); ``lc``: per game the changes of that seat between
+    consecutive rounds that have one (a game always tied has no row: 0 changes); ``wl``:
+    per game the rounds played before the winner is ahead for good (the last round the
+    winner is not strictly ahead, plus one; 0 when ahead after every round).
+    """
+    seats = range(players)
+    running = ", ".join(
+        f"sum(total_{k}) OVER (PARTITION BY game_id ORDER BY round "
+        f"ROWS UNBOUNDED PRECEDING) AS c_{k}"
+        for k in seats
+    )
+    ahead = " ".join(
+        f"WHEN {' AND '.join(f'c_{k} > c_{j}' for j in seats if j != k)} THEN {k}" for k in seats
+    )
+    return f"""
+        cum AS (SELECT game_id, round, {running} FROM rounds),
+        ahead AS (SELECT game_id, round, CASE {ahead} ELSE NULL END AS seat FROM cum),
+        led AS (SELECT game_id, seat,
+                       lag(seat) OVER (PARTITION BY game_id ORDER BY round) AS before
+                FROM ahead WHERE seat IS NOT NULL),
+        lc AS (SELECT game_id, count(*) FILTER (WHERE seat <> before) AS changes
+               FROM led GROUP BY game_id),
+        wl AS (SELECT a.game_id,
+                      coalesce(max(a.round) FILTER (WHERE a.seat IS DISTINCT FROM g.winner) + 1,
+                               0) AS took
+               FROM ahead a JOIN games g USING (game_id) GROUP BY a.game_id)"""
 
 
 def game_metrics(run_dir: Path) -> pl.DataFrame:
@@ -460,7 +505,7 @@ def _row(
     )
 
 
-RATE_METRICS = {"win_rate", "seat0_win", "first_lead_win", "ahead_r1_win"} | {
+RATE_METRICS = {"win_rate", "seat0_win", "first_lead_win", "ahead_r1_win", "winner_lead_round"} | {
     f"{p}_{s}" for p in ("decisive", "share") for s in SOURCES
 }
 

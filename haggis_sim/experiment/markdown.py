@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..analytics.compare import no_pairing_note
+from .balance import balance_markdown
 from .studies import studies_markdown
 from .verdicts import ROW_HEADER, best_line, fair_sentence, metric_words, result_rows
 
@@ -19,8 +20,9 @@ def summary_markdown(summary: dict[str, Any]) -> str:
     (with populations: :func:`populations_markdown`)."""
     if "populations" in summary:
         return "\n".join(
-            [populations_markdown(summary), *studies_markdown(summary.get("studies", []))]
-        )
+            [populations_markdown(summary), *balance_markdown(summary.get("balance")),
+             *studies_markdown(summary.get("studies", []))]
+        )  # fmt: skip
     lines = [
         f"# Experiment {summary['name']}",
         "",
@@ -36,6 +38,7 @@ def summary_markdown(summary: dict[str, Any]) -> str:
         lines += _metric_head(summary, metric, _no_pairing_md(summary, metric))
         lines += ["", *metric_markdown(summary, metric)]
     lines += ["", f"**{best_line(summary)}**", ""]
+    lines += balance_markdown(summary.get("balance"))
     lines += studies_markdown(summary.get("studies", []))
     return "\n".join(lines)
 
@@ -78,7 +81,10 @@ def _no_pairing_md(summary: dict[str, Any], metric: str) -> str:
 
 
 def swap_text(pop: dict[str, Any]) -> str:
-    """What a population swaps, as ``old → new; ...``."""
+    """What a population swaps, as ``old → new; ...`` (or the strategies it plays in
+    every arm instead of the arms' own)."""
+    if pop.get("strategies"):
+        return "every arm: " + ", ".join(pop["strategies"])
     if not pop["swap"]:
         return "the strategies as written"
     return "; ".join(f"{old} → {new}" for old, new in pop["swap"].items())

@@ -20,6 +20,7 @@ from .. import __version__
 from ..analytics.compare import compare_runs, compare_section_html
 from ..pages import render
 from ..report.style import COLOURS, VERDICT_COLOURS
+from .balance import balance_for_page
 from .folder import claim, forest_name, write_own
 from .markdown import swap_text
 from .spec import Experiment, population_experiment
@@ -113,7 +114,8 @@ def _fragments(sections: list[str]) -> list[dict[str, Any]]:
 
 def _render(template: str, summary: dict[str, Any], **context: Any) -> str:
     """An experiment page from ``template``: the context every experiment page shares (the
-    summary, the palette, the version and time that built it, the studies) and ``context``."""
+    summary, the palette, the version and time that built it, the studies, the balance
+    table) and ``context``."""
     return render(
         template,
         summary=summary,
@@ -121,6 +123,7 @@ def _render(template: str, summary: dict[str, Any], **context: Any) -> str:
         version=__version__,
         built_at=time.strftime("%Y-%m-%d %H:%M:%S"),
         studies=studies_for_page(summary.get("studies", [])),
+        balance=balance_for_page(summary.get("balance")),
         **context,
     )
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runner.run import execute
+from .balance import balance_table
 from .folder import arm_runs, arm_state, check_experiment_out, save_marker, write_own
 from .markdown import summary_markdown
 from .page import compare_page, populations_compare_page, write_experiment_page
@@ -62,6 +63,8 @@ def run_experiment(
             f"{arm.players} players)")  # fmt: skip
         execute(sub.run_config(arm, jobs), arm_dir, resume=state == "resume")
     summary = summarize_populations(exp, out) if exp.populations else summarize(exp, out)
+    if exp.balance:
+        summary["balance"] = balance_table(exp, out)
     with _writing(out):
         _write_summary(exp, out, marker, summary, say)
     if report:

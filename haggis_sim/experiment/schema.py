@@ -160,7 +160,7 @@ class ExperimentTable(Table):
     SHOWN = (
         "name", "question", "games", "seed", "players", "rules", "rule", "strategies", "seats",
         "metric", "goal", "entry", "also", "log_moves", "chunk_size", "arms", "grid",
-        "populations", "studies",
+        "populations", "studies", "balance",
     )  # fmt: skip
     REQUIRED = ("name", "question", "games", "strategies", "metric")
 
@@ -184,6 +184,7 @@ class ExperimentTable(Table):
     goal: Annotated[str, _choice(GOALS), Says("'goal' must be max or min, got {value!r}")] = "max"
     entry: int = 0
     log_moves: bool = True
+    balance: bool = False
     chunk_size: Annotated[int, AfterValidator(_chunk_size)] = 0
     rules: Preset = "revised"
     rule: Annotated[
@@ -239,9 +240,10 @@ class GridTable(Table):
 
 
 class PopulationTable(Table):
-    """One ``[[populations]]`` entry: a name, games per arm, strategy swaps."""
+    """One ``[[populations]]`` entry: a name, games per arm, strategy swaps, or the
+    strategies every arm plays instead of its own."""
 
-    SHOWN = ("name", "games", "swap")
+    SHOWN = ("name", "games", "swap", "strategies")
     REQUIRED = ("name",)
 
     name: Annotated[str, AfterValidator(_population_name)]
@@ -249,6 +251,7 @@ class PopulationTable(Table):
     swap: Annotated[
         dict[str, Any], Says("'swap' must be a table of SPEC = SPEC, got {value!r}")
     ] = {}
+    strategies: Strategies | None = None
 
 
 _STUDY_NUMBER = "'{key}' must be a whole number >= 1, got {{value!r}}"

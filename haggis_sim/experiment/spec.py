@@ -53,14 +53,20 @@ class Arm:
 @dataclass(frozen=True)
 class Population:
     """One player population: every arm is played again with ``swap`` applied to its
-    strategies (canonical spec -> canonical spec), ``games`` games per arm."""
+    strategies (canonical spec -> canonical spec), or with ``strategies`` in place of its
+    own (every arm the same players: a rule-variant experiment's stronger entry 0 against
+    weaker ones), ``games`` games per arm."""
 
     name: str
     games: int
     swap: dict[str, str]
+    strategies: tuple[str, ...] | None = None
 
     def apply(self, arm: Arm) -> Arm:
-        """The arm as this population plays it (strategies not in ``swap`` stay)."""
+        """The arm as this population plays it (``strategies`` if given; otherwise the
+        arm's own, those in ``swap`` replaced)."""
+        if self.strategies is not None:
+            return Arm(arm.name, self.strategies, arm.rules)
         return Arm(arm.name, tuple(self.swap.get(s, s) for s in arm.strategies), arm.rules)
 
 
@@ -108,6 +114,7 @@ class Experiment:
     text: str = field(default="", repr=False)
     populations: tuple[Population, ...] = ()
     studies: tuple[StudySpec, ...] = ()
+    balance: bool = False
 
     @property
     def metrics(self) -> list[str]:
@@ -183,7 +190,8 @@ def parse_experiment(
         arms = [Arm("base", base_strats, base_rules)]
     _check_arms(top, arms, w)
     _refuse_identical_arms(arms, w)
-    populations = parse_populations(top.populations, arms, top.games, w)
+    entry = top.entry if any(m in ENTRY_METRICS for m in [top.metric, *top.also]) else None
+    populations = parse_populations(top.populations, arms, top.games, w, top.seats, entry)
     studies = parse_studies(
         top.studies, [a.name for a in arms], [p.name for p in populations], top.log_moves,
         top.seed, w,
@@ -192,7 +200,7 @@ def parse_experiment(
         name=top.name, question=top.question, games=top.games, seed=top.seed, seats=top.seats,
         metric=top.metric, goal=top.goal, entry=top.entry, also=tuple(top.also),
         log_moves=top.log_moves, chunk_size=top.chunk_size, arms=tuple(arms), source=source,
-        text=text, populations=populations, studies=studies,
+        text=text, populations=populations, studies=studies, balance=top.balance,
     )  # fmt: skip
 
 
@@ -348,17 +356,25 @@ def _canonical(spec: Any, what: str, where: str) -> str:
 
 
 def parse_populations(
-    tables: list[dict[str, Any]] | None, arms: list[Arm], games: int, w: str
+    tables: list[dict[str, Any]] | None,
+    arms: list[Arm],
+    games: int,
+    w: str,
+    seats: str = "rotate",
+    entry: int | None = None,
 ) -> tuple[Population, ...]:
     """Validate ``[[populations]]`` (``None``: the key is absent, no populations).
 
     Each population has a ``name`` (a folder name, like an arm's), optional ``games`` (per
     arm; default the experiment's) and ``swap``, a table from a strategy spec the arms use
-    to the spec that replaces it. Keys and values are compared as canonical specs, so
-    ``"heuristic"`` matches an arm written ``"heuristic:bet=0.55"`` (the same policy).
-    Refused with ExperimentError: fewer than two populations, an unknown key, a bad or
-    duplicate or reserved name, a swap key or value that is not a strategy spec, a swap
-    key no arm uses, and a population that plays exactly what another one plays."""
+    to the spec that replaces it, or ``strategies``, the list every arm plays instead of
+    its own (see :func:`_population_strategies`). Keys and values are compared as canonical
+    specs, so ``"heuristic"`` matches an arm written ``"heuristic:bet=0.55"`` (the same
+    policy). Refused with ExperimentError: fewer than two populations, an unknown key, a
+    bad or duplicate or reserved name, a swap key or value that is not a strategy spec, a
+    swap key no arm uses, ``strategies`` that cannot stand in for the arms', and a
+    population that plays exactly what another one plays. ``entry`` is the strategies
+    index an entry metric follows (None: no entry metric)."""
     if tables is None:
         return ()
     if len(tables) < 2:
@@ -383,7 +399,9 @@ def parse_populations(
                     f"{', '.join(sorted(used))}"
                 )
             swap[old] = _canonical(new, f"swap value for {key!r}", pw)
-        pop = Population(name, games if pop_table.games is None else pop_table.games, swap)
+        strats = _population_strategies(table, pop_table.strategies, arms, seats, entry, pw)
+        pop_games = games if pop_table.games is None else pop_table.games
+        pop = Population(name, pop_games, swap, strats)
         strategies = tuple(pop.apply(arm).strategies for arm in arms)
         if strategies in plays:  # the same deals again (the seed is shared): nothing new
             raise ExperimentError(
@@ -393,6 +411,54 @@ def parse_populations(
         plays[strategies] = name
         out.append(pop)
     return tuple(out)
+
+
+def _population_strategies(
+    table: dict[str, Any],
+    specs: list[str] | None,
+    arms: list[Arm],
+    seats: str,
+    entry: int | None,
+    pw: str,
+) -> tuple[str, ...] | None:
+    """A population's ``strategies`` (canonical), or None when it has none.
+
+    They replace every arm's strategies, so the arms must differ only in their rules (what
+    would tell arms with their own strategies apart is lost), and ``swap`` beside them is
+    ambiguous (swap what: the arm's strategies, or these?). A pairing (two or more
+    entries: a stronger entry 0 against weaker ones) needs rotated seats, or the seat's
+    edge would count as the stronger player's skill. Refused with ExperimentError: both
+    keys, arms with strategies of their own, more entries than an arm's seats, no entry
+    ``entry``, a pairing under ``seats = "fixed"``."""
+    if specs is None:
+        return None
+    if "swap" in table:
+        raise ExperimentError(
+            f"{pw}give either 'strategies' (every arm plays these) or 'swap' (replace "
+            "strategies in each arm), not both: which applies to which would be ambiguous"
+        )
+    strats = tuple(_canonical(spec, "strategy", pw) for spec in specs)
+    own = next((a for a in arms if a.strategies != arms[0].strategies), None)
+    if own is not None:
+        raise ExperimentError(
+            f"{pw}'strategies' would replace the strategies that set arm {own.name!r} apart "
+            f"from arm {arms[0].name!r}; use 'swap' there"
+        )
+    for arm in arms:
+        if len(strats) > arm.players:
+            raise ExperimentError(
+                f"{pw}{len(strats)} strategies for the {arm.players} seats of arm {arm.name!r}"
+            )
+    if entry is not None and entry >= len(strats):
+        raise ExperimentError(f"{pw}'entry' = {entry} but 'strategies' has {len(strats)} entries")
+    if len(strats) > 1 and seats == "fixed":
+        raise ExperimentError(
+            f"{pw}'strategies' pairs {len(strats)} entries but the experiment has "
+            'seats = "fixed": entry 0 would keep seat 0, and its seat\'s edge would count as '
+            'skill; use seats = "rotate" (one strategy in every seat still plays one game '
+            "a deal)"
+        )
+    return strats
 
 
 # ---------------------------------------------------------------- decision studies

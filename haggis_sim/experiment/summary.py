@@ -176,6 +176,7 @@ def summarize_populations(exp: Experiment, out: Path) -> dict[str, Any]:
     for pop in exp.populations:
         sub = summarize(population_experiment(exp, pop), out / pop.name)
         pops.append({"name": pop.name, "games_per_arm": pop.games, "swap": dict(pop.swap),
+                     "strategies": list(pop.strategies) if pop.strategies else None,
                      "summary": sub})  # fmt: skip
     named = [(p["name"], p["summary"]) for p in pops]
     return {
