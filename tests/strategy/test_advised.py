@@ -117,9 +117,10 @@ def bet_decisions(rec: Recording) -> list[int]:
 
 
 def test_bet_advice_is_followed() -> None:
-    # a heuristic that always bets; advice: 30 when ahead or level, no bet when behind
+    # a heuristic that always makes a Little bet (15); advice: 30 when ahead or level,
+    # no bet when behind
     rec = Recording(
-        base="heuristic:bet=0;big=0.3",
+        base="heuristic:bet=0;big=1.01",
         advice="bets[actor_lead=0..9999]:30;bets[actor_lead=-9999..-1]:no-bet",
     )
     games([rec, "heuristic"], 12)
