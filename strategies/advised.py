@@ -120,7 +120,6 @@ class AdvisedStrategy(Strategy):
         self.values["base"] = self.base.spec.replace(",", ";")
         self.values["advice"] = advice_text(self.records)
         self._streams: dict[int, tuple[np.random.Generator, np.ndarray]] = {}
-        self._buf = np.empty(K.MAX_MOVES, dtype=np.int64)
         self._variants: dict[str, CompiledStrategy] = {}
 
     # --- the base ---------------------------------------------------------------------------
