@@ -7,6 +7,7 @@ Only the public API of :mod:`haggis_sim` (and its compiled surface
 from __future__ import annotations
 
 from . import kernels
+from .advised import AdvisedStrategy  # registers ``advised`` (a base that follows advice)
 from .base import Param, Strategy, StrategyError, parse_spec
 from .builtin import (
     BUILTIN,
@@ -20,6 +21,7 @@ from .human import HumanStrategy  # registers ``human`` (refused outside haggis-
 from .registry import ENTRY_POINT_GROUP, known, make, register
 
 __all__ = [
+    "AdvisedStrategy",
     "BUILTIN",
     "ENTRY_POINT_GROUP",
     "CompiledStrategy",
