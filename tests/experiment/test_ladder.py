@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_populations import refused, write
 
-from haggis_sim.experiment import ExperimentError, load_experiment
+from haggis_sim.experiment import load_experiment
 from haggis_sim.experiment.ladder import (
     converge,
     default_tolerance,
@@ -211,12 +212,7 @@ players = 3
 strategies = ["heuristic", "greedy"]
 metric = "ahead_r1_win"
 also = ["margin", "win_vs_fair"]
-
-[[arms]]
-name = "old"
-[[arms]]
-name = "new"
-strategies = ["heuristic:bet=0.3", "greedy"]
+grid = { param = "bet", values = [0.55, 0.3] }
 """
 POPS = """
 [[populations]]
@@ -225,18 +221,6 @@ name = "greedy"
 name = "random"
 swap = { greedy = "random" }
 """
-
-
-def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "x.toml"
-    path.write_text(text)
-    return path
-
-
-def refused(tmp_path: Path, text: str) -> str:
-    with pytest.raises(ExperimentError) as info:
-        load_experiment(write(tmp_path, text))
-    return str(info.value)
 
 
 def test_ladder_tolerances_default_and_given(tmp_path: Path) -> None:
