@@ -11,6 +11,7 @@ from typing import Any
 
 from ..analytics.compare import no_pairing_note
 from .balance import balance_markdown
+from .ladder import LADDER_NOTE, rung_rows
 from .studies import studies_markdown
 from .verdicts import ROW_HEADER, best_line, fair_sentence, metric_words, result_rows
 
@@ -90,6 +91,19 @@ def swap_text(pop: dict[str, Any]) -> str:
     return "; ".join(f"{old} → {new}" for old, new in pop["swap"].items())
 
 
+def ladder_markdown(ladder_metric: dict[str, Any], metric: str) -> list[str]:
+    """A ladder's convergence sentence for one metric, then its table arms × rungs."""
+    header, rows = rung_rows(ladder_metric, metric)
+    return [
+        "",
+        f"**{ladder_metric['sentence']}**",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(row) + " |" for row in rows),
+    ]
+
+
 def populations_markdown(summary: dict[str, Any]) -> str:
     """Markdown of an experiment with populations: the question, the populations, then per
     metric the cross-population verdict, the ranking in each population and each
@@ -101,8 +115,12 @@ def populations_markdown(summary: dict[str, Any]) -> str:
              "| population | games per arm | strategies swapped |", "|---|---|---|"]  # fmt: skip
     for pop in summary["populations"]:
         lines.append(f"| {pop['name']} | {pop['games_per_arm']:,} | {swap_text(pop)} |")
+    if "ladder" in summary:
+        lines += ["", LADDER_NOTE]
     for metric, cross in summary["cross"].items():
         lines += _metric_head(summary, metric, "")
+        if "ladder" in summary:
+            lines += ladder_markdown(summary["ladder"]["metrics"][metric], metric)
         lines += ["", f"**{cross['sentence']}**", ""]
         for pop in summary["populations"]:
             view = cross["populations"][pop["name"]]

@@ -22,6 +22,7 @@ from ..pages import render
 from ..report.style import COLOURS, VERDICT_COLOURS
 from .balance import balance_for_page
 from .folder import claim, forest_name, write_own
+from .ladder import LADDER_NOTE, rung_rows
 from .markdown import swap_text
 from .spec import Experiment, population_experiment
 from .studies import studies_for_page
@@ -226,6 +227,7 @@ def population_page(summary: dict[str, Any], forests: dict[str, str], report: st
             "words": metric_words(pops[0]["summary"], metric),
             "sentence": cross["sentence"],
             "rows": [_metric_rows(p["summary"], metric, labels[p["name"]]) for p in pops],
+            "ladder": _ladder_item(summary, metric),
         }
         for metric, cross in summary["cross"].items()
     ]
@@ -250,6 +252,7 @@ def population_page(summary: dict[str, Any], forests: dict[str, str], report: st
         header=ROW_HEADER,
         metrics=metrics,
         arms_header=_arms_header("first arm"),
+        ladder_note=LADDER_NOTE.replace("*", "") if "ladder" in summary else None,
     )
 
 
@@ -271,4 +274,23 @@ def _cross_item(
         "colour": VERDICT_COLOURS[cross["verdict"]],
         "sentence": cross["sentence"],
         "per_population": per_population,
+        "ladder": _ladder_item(summary, metric),
     }
+
+
+#: the colour of a ladder's convergence verdict (the cross-population verdicts' palette)
+LADDER_COLOURS = {
+    "converged": VERDICT_COLOURS["holds"],
+    "still moving": VERDICT_COLOURS["disagrees"],
+    "not known": VERDICT_COLOURS["unclear"],
+}
+
+
+def _ladder_item(summary: dict[str, Any], metric: str) -> dict[str, Any] | None:
+    """A metric's convergence verdict and its table arms × rungs; None without a ladder."""
+    if "ladder" not in summary:
+        return None
+    lm = summary["ladder"]["metrics"][metric]
+    header, rows = rung_rows(lm, metric)
+    return {"sentence": lm["sentence"], "colour": LADDER_COLOURS[lm["verdict"]],
+            "header": header, "rows": rows}  # fmt: skip

@@ -14,6 +14,7 @@ the file, the table and the key (:class:`Says` holds a key's sentence where the 
 
 from __future__ import annotations
 
+import math
 import re
 import types
 from dataclasses import dataclass
@@ -123,6 +124,22 @@ def _population_name(value: str) -> str:
     return value
 
 
+def _tolerance(value: float | dict[str, float] | None) -> float | dict[str, float] | None:
+    """A positive, finite tolerance, or a table of them keyed by known metrics."""
+    if value is None:
+        return None
+    items = value.items() if isinstance(value, dict) else [(None, value)]
+    for metric, number in items:
+        key = "'tolerance'" if metric is None else f"'tolerance' for {metric!r}"
+        if metric is not None and metric not in METRICS:
+            raise ValueError(
+                f"unknown metric {metric!r} in 'tolerance'; known: {', '.join(METRICS)}"
+            )
+        if not (math.isfinite(number) and number > 0):
+            raise ValueError(f"{key} must be a positive number, got {number!r}")
+    return value
+
+
 def _chunk_size(value: int) -> int:
     if value < 0:
         raise ValueError(f"'chunk_size' must be 0 (automatic) or a positive number, got {value}")
@@ -160,7 +177,7 @@ class ExperimentTable(Table):
     SHOWN = (
         "name", "question", "games", "seed", "players", "rules", "rule", "strategies", "seats",
         "metric", "goal", "entry", "also", "log_moves", "chunk_size", "arms", "grid",
-        "populations", "studies", "balance",
+        "populations", "studies", "balance", "ladder", "tolerance",
     )  # fmt: skip
     REQUIRED = ("name", "question", "games", "strategies", "metric")
 
@@ -200,6 +217,11 @@ class ExperimentTable(Table):
     studies: Annotated[
         list[dict[str, Any]] | None, Says("'studies' must be an array of tables ([[studies]])")
     ] = None
+    ladder: bool = False
+    tolerance: Annotated[
+        float | dict[str, float] | None, AfterValidator(_tolerance),
+        Says("'tolerance' must be a number or a table of METRIC = number, got {value!r}"),
+    ] = None  # fmt: skip
 
 
 class ArmTable(Table):

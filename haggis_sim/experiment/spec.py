@@ -21,6 +21,7 @@ from strategies import make, parse_spec
 from ..analytics.compare import ENTRY_METRICS
 from ..rules import Rules
 from ..runner.run import RunConfig
+from .ladder import tolerances
 from .schema import (
     ARM_NAME,
     RESERVED,
@@ -115,6 +116,8 @@ class Experiment:
     populations: tuple[Population, ...] = ()
     studies: tuple[StudySpec, ...] = ()
     balance: bool = False
+    ladder: bool = False  # the populations are rungs of a strength ladder, weakest first
+    tolerance: dict[str, float] = field(default_factory=dict)  # per metric, with a ladder
 
     @property
     def metrics(self) -> list[str]:
@@ -196,12 +199,38 @@ def parse_experiment(
         top.studies, [a.name for a in arms], [p.name for p in populations], top.log_moves,
         top.seed, w,
     )  # fmt: skip
+    tolerance = _ladder_tolerance(top, arms[0].players, w)
     return Experiment(
         name=top.name, question=top.question, games=top.games, seed=top.seed, seats=top.seats,
         metric=top.metric, goal=top.goal, entry=top.entry, also=tuple(top.also),
         log_moves=top.log_moves, chunk_size=top.chunk_size, arms=tuple(arms), source=source,
         text=text, populations=populations, studies=studies, balance=top.balance,
+        ladder=top.ladder, tolerance=tolerance,
     )  # fmt: skip
+
+
+def _ladder_tolerance(top: ExperimentTable, players: int, w: str) -> dict[str, float]:
+    """Every metric's convergence tolerance with ``ladder = true`` (see :mod:`.ladder`),
+    else none. Refused: a ladder without populations, a tolerance without a ladder, a
+    tolerance for a metric the experiment does not report."""
+    if not top.ladder:
+        if top.tolerance is not None:
+            raise ExperimentError(f"{w}'tolerance' goes with 'ladder = true'")
+        return {}
+    if top.populations is None:
+        raise ExperimentError(
+            f"{w}'ladder = true' needs [[populations]]: at least two, the rungs of the "
+            "ladder, weakest first"
+        )
+    metrics = list(dict.fromkeys([top.metric, *top.also]))
+    if isinstance(top.tolerance, dict):
+        for metric in top.tolerance:
+            if metric not in metrics:
+                raise ExperimentError(
+                    f"{w}'tolerance' for {metric!r}: the experiment does not report it "
+                    f"(its metrics: {', '.join(metrics)})"
+                )
+    return tolerances(metrics, top.tolerance, players)
 
 
 def _rules(preset: str, players: int, flags: dict[str, Any], where: str) -> Rules:

@@ -29,6 +29,7 @@ from ..analytics.compare import (
     same_deals,
 )
 from ..runner.seating import base_entries
+from .ladder import ladder_section
 from .spec import Experiment, population_experiment
 from .verdicts import cross_population
 
@@ -171,7 +172,8 @@ def _best(exp: Experiment, played: _Played, result: dict[str, Any]) -> dict[str,
 def summarize_populations(exp: Experiment, out: Path) -> dict[str, Any]:
     """Per population today's summary (:func:`summarize` of :func:`population_experiment`
     over ``out/<population>``), then per metric the cross-population verdict
-    (:func:`cross_population`)."""
+    (:func:`cross_population`); with ``ladder = true`` also per metric the per-rung
+    table and the convergence verdict (:func:`.ladder.ladder_section`)."""
     pops: list[dict[str, Any]] = []
     for pop in exp.populations:
         sub = summarize(population_experiment(exp, pop), out / pop.name)
@@ -179,8 +181,11 @@ def summarize_populations(exp: Experiment, out: Path) -> dict[str, Any]:
                      "strategies": list(pop.strategies) if pop.strategies else None,
                      "summary": sub})  # fmt: skip
     named = [(p["name"], p["summary"]) for p in pops]
-    return {
+    out_summary = {
         **_summary_head(exp),
         "populations": pops,
         "cross": {m: cross_population(named, m) for m in exp.metrics},
     }
+    if exp.ladder:  # the populations are rungs: has the answer converged?
+        out_summary["ladder"] = ladder_section(pops, exp.tolerance)
+    return out_summary
