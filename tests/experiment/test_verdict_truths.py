@@ -104,6 +104,20 @@ def test_aa_cross_verdict_is_rarely_separable(games: pl.DataFrame) -> None:
     assert rates["holds"] + rates["disagrees"] <= 0.07
 
 
+def test_aa_cross_verdict_with_four_arms_is_rarely_separable(games: pl.DataFrame) -> None:
+    # the tops of two populations are picked from 4 arms each: without counting the 6 arm
+    # pairs as tests, noise "disagrees" in about 13% of such splits
+    rng = np.random.default_rng(5)
+    exp = experiment(["a", "b", "c", "d"])
+    verdicts = []
+    for _ in range(SPLITS):
+        f = split(games, 8, rng)
+        verdicts.append(cross(summary_of(exp, f[:4]), summary_of(exp, f[4:]))["verdict"])
+    rates = {v: verdicts.count(v) / SPLITS for v in ("holds", "disagrees", "not separable")}
+    print(f"A/A, 4 arms x 2 populations over {SPLITS} splits: {rates}")
+    assert rates["holds"] + rates["disagrees"] <= 0.07
+
+
 def test_planted_handicap_is_found(games: pl.DataFrame) -> None:
     rng = np.random.default_rng(3)
     exp = experiment(["a", "b"])
