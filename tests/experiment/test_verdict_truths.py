@@ -92,29 +92,18 @@ def test_aa_best_arm_is_rarely_claimed(games: pl.DataFrame) -> None:
     assert rate <= 0.07
 
 
-def test_aa_cross_verdict_is_rarely_separable(games: pl.DataFrame) -> None:
-    rng = np.random.default_rng(2)
-    exp = experiment(["a", "b"])
+@pytest.mark.parametrize(("arms", "seed"), [(2, 2), (4, 5)])
+def test_aa_cross_verdict_is_rarely_separable(games: pl.DataFrame, arms: int, seed: int) -> None:
+    # with 4 arms the tops of two populations are picked from 4 arms each: without counting
+    # the 6 arm pairs as tests, noise "disagrees" in about 14% of these splits
+    rng = np.random.default_rng(seed)
+    exp = experiment(list("abcd"[:arms]))
     verdicts = []
     for _ in range(SPLITS):
-        f = split(games, 4, rng)
-        verdicts.append(cross(summary_of(exp, f[:2]), summary_of(exp, f[2:]))["verdict"])
+        f = split(games, 2 * arms, rng)
+        verdicts.append(cross(summary_of(exp, f[:arms]), summary_of(exp, f[arms:]))["verdict"])
     rates = {v: verdicts.count(v) / SPLITS for v in ("holds", "disagrees", "not separable")}
-    print(f"A/A, 2 arms x 2 populations over {SPLITS} splits: {rates}")
-    assert rates["holds"] + rates["disagrees"] <= 0.07
-
-
-def test_aa_cross_verdict_with_four_arms_is_rarely_separable(games: pl.DataFrame) -> None:
-    # the tops of two populations are picked from 4 arms each: without counting the 6 arm
-    # pairs as tests, noise "disagrees" in about 13% of such splits
-    rng = np.random.default_rng(5)
-    exp = experiment(["a", "b", "c", "d"])
-    verdicts = []
-    for _ in range(SPLITS):
-        f = split(games, 8, rng)
-        verdicts.append(cross(summary_of(exp, f[:4]), summary_of(exp, f[4:]))["verdict"])
-    rates = {v: verdicts.count(v) / SPLITS for v in ("holds", "disagrees", "not separable")}
-    print(f"A/A, 4 arms x 2 populations over {SPLITS} splits: {rates}")
+    print(f"A/A, {arms} arms x 2 populations over {SPLITS} splits: {rates}")
     assert rates["holds"] + rates["disagrees"] <= 0.07
 
 
