@@ -77,11 +77,14 @@ def best_line(summary: dict[str, Any]) -> str:
     if "runner_up" not in best:
         return f"{head}: {value}"
     runner = f"vs runner-up {best['runner_up']}: {diff_text(metric, best['vs_runner_up'])}"
-    if best["kind"] == "best":
+    # a summary.json written before kinds existed has only "clear" (its pages still render)
+    kind = best.get("kind") or ("best" if best.get("clear") else "tied")
+    if kind == "best":
         return f"{head}: {value}, separable from every other arm; {runner}"
+    tied = best.get("tied") or [best["runner_up"]]
     return (
-        f"{head}: none separable — {value} is tied with {', '.join(best['tied'])} "
-        f"({runner}); {resolve_text(metric, best['more_games'])}"
+        f"{head}: none separable — {value} is tied with {', '.join(tied)} "
+        f"({runner}); {resolve_text(metric, best.get('more_games'))}"
     )
 
 
