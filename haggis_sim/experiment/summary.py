@@ -1,5 +1,6 @@
 """The experiment's numbers: per arm and metric a mean with its 95% interval, the
-difference from the first arm, the best arm; with populations, one such summary per
+difference from the first arm, per metric the top arm with its difference from every other
+arm (best only where separable, else tied); with populations, one such summary per
 population and then, per metric, whether the answer holds in every population.
 
 The summary is a JSON-ready dict (``summary.json``); :mod:`.verdicts` words it and
