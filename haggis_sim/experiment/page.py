@@ -271,7 +271,8 @@ def _cross_item(
     return {
         "metric": metric,
         "question": metric == summary["metric"],
-        "colour": VERDICT_COLOURS[cross["verdict"]],
+        # "unclear": the verdict of a summary.json written before "not separable" replaced it
+        "colour": VERDICT_COLOURS.get(cross["verdict"], VERDICT_COLOURS["not separable"]),
         "sentence": cross["sentence"],
         "per_population": per_population,
         "ladder": _ladder_item(summary, metric),

@@ -1,5 +1,6 @@
 """The experiment's numbers: per arm and metric a mean with its 95% interval, the
-difference from the first arm, the best arm; with populations, one such summary per
+difference from the first arm, per metric the top arm with its difference from every other
+arm (best only where separable, else tied); with populations, one such summary per
 population and then, per metric, whether the answer holds in every population.
 
 The summary is a JSON-ready dict (``summary.json``); :mod:`.verdicts` words it and
@@ -30,6 +31,7 @@ from ..analytics.compare import (
 )
 from ..runner.seating import base_entries
 from .ladder import ladder_section
+from .separation import games_to_resolve, sign
 from .spec import Experiment, population_experiment
 from .verdicts import cross_population
 
@@ -69,15 +71,19 @@ def _summary_head(exp: Experiment) -> dict[str, Any]:
     }
 
 
-def summarize(exp: Experiment, out: Path) -> dict[str, Any]:
+def summarize(exp: Experiment, out: Path, played: Played | None = None) -> dict[str, Any]:
     """Per arm and metric: the mean with its 95% interval and the difference from the
-    first arm (paired by game id when both arms played the same deals); the best arm by
-    the question's metric, with its difference from the runner-up.
+    first arm (paired by game id when both arms played the same deals); per metric the top
+    arm with its difference from every other arm (:func:`top_arm`), the question's as
+    ``best``.
+
+    ``played``: the arms' games; read from ``out/<arm>`` when not given (the A/A tests
+    give frames split from one run).
 
     An arm whose single strategy fills every seat has no pairing: its win rates (and net
     bet points) are left empty (``no_pairing``) instead of a meaningless 100%, and it
     takes no part in the best-arm ranking of such a metric."""
-    played = _Played(exp, out)
+    played = played or Played.read(exp, out)
     metrics = {metric: _metric_result(exp, played, metric) for metric in exp.metrics}
     return {
         **_summary_head(exp),
@@ -95,20 +101,24 @@ def summarize(exp: Experiment, out: Path) -> dict[str, Any]:
             for arm in exp.arms
         ],
         "results": metrics,
-        "best": _best(exp, played, metrics[exp.metric]),
+        "best": metrics[exp.metric]["top"],
     }
 
 
-class _Played:
-    """The arms' games as played into ``out``: which arms pair and which have no pairing."""
+class Played:
+    """The arms' games (one frame of per-game metrics per arm, :func:`game_metrics`):
+    which arms pair and which have no pairing."""
 
-    def __init__(self, exp: Experiment, out: Path) -> None:
-        self.frames: dict[str, pl.DataFrame] = {
-            arm.name: game_metrics(out / arm.name) for arm in exp.arms
-        }
+    def __init__(self, exp: Experiment, frames: dict[str, pl.DataFrame]) -> None:
+        self.frames = frames
         self.players = {arm.name: arm.players for arm in exp.arms}
         self.first = exp.arms[0].name
         self.lone = {arm.name for arm in exp.arms if not has_pairing(list(arm.strategies))}
+
+    @classmethod
+    def read(cls, exp: Experiment, out: Path) -> Played:
+        """The games of every arm as played into ``out/<arm>``."""
+        return cls(exp, {arm.name: game_metrics(out / arm.name) for arm in exp.arms})
 
     def pairable(self, a: str, b: str) -> bool:
         """Whether arms ``a`` and ``b`` played the same deals (differences pair by game)."""
@@ -119,8 +129,9 @@ class _Played:
         return metric in PAIRING_METRICS and any(a in self.lone for a in arms)
 
 
-def _metric_result(exp: Experiment, played: _Played, metric: str) -> dict[str, Any]:
-    """One metric: per arm its estimate, fair value and difference from the first arm."""
+def _metric_result(exp: Experiment, played: Played, metric: str) -> dict[str, Any]:
+    """One metric: per arm its estimate, fair value and difference from the first arm; the
+    top arm by the experiment's goal (the question's metric) or highest first (the others)."""
     col = metric_column(metric, exp.entry)
     frames, first = played.frames, played.first
     rows = []
@@ -142,31 +153,59 @@ def _metric_result(exp: Experiment, played: _Played, metric: str) -> dict[str, A
                 "vs_first": _diff(d),
             }
         )
-    return {"column": col, "rows": rows}
+    goal = exp.goal if metric == exp.metric else "max"
+    return {"column": col, "rows": rows, "top": top_arm(played, col, rows, goal)}
 
 
-def _best(exp: Experiment, played: _Played, result: dict[str, Any]) -> dict[str, Any] | None:
-    """The best arm by the question's metric, with its difference from the runner-up."""
+def top_arm(
+    played: Played, col: str, rows: list[dict[str, Any]], goal: str
+) -> dict[str, Any] | None:
+    """The top arm of one metric as a statistic, not a ranking.
+
+    The arm with the best mean by ``goal`` (``max`` or ``min``; arms without a value take
+    no part), and its difference from every other valued arm (top minus other, paired
+    where the two played the same deals), best-ranked first (``vs_others``). ``kind`` is
+    ``best`` only when every one of those differences is separable in the goal's
+    direction (:func:`sign`); otherwise ``tied``, with ``tied`` the arms not separable
+    from the top, in rank order, and ``more_games`` the power-based estimate
+    (:func:`games_to_resolve`) on the difference from the first of them (the runner-up,
+    unless it is separated already). ``only`` for a single valued arm. The runner-up
+    fields (``runner_up``, ``vs_runner_up``, ``clear``) stay for the code that reads them.
+    """
     ranked = sorted(
-        (r for r in result["rows"] if r["mean"] is not None),
-        key=lambda r: r["mean"],
-        reverse=exp.goal == "max",
+        (r for r in rows if r["mean"] is not None), key=lambda r: r["mean"], reverse=goal == "max"
     )
     if not ranked:
         return None
-    top = ranked[0]
-    best = {"arm": top["arm"], "mean": top["mean"], "low": top["low"], "high": top["high"]}
-    if len(ranked) > 1:
-        second = ranked[1]["arm"]
-        col = result["column"]
-        frames = played.frames
-        d = difference(
-            frames[second], frames[top["arm"]], col, col, played.pairable(second, top["arm"])
-        )
-        best["runner_up"] = second
-        best["vs_runner_up"] = _diff(d)
-        best["clear"] = d.low > 0 or d.high < 0 if not math.isnan(d.low) else False
-    return best
+    top = ranked[0]["arm"]
+    out: dict[str, Any] = {"arm": top, "mean": ranked[0]["mean"], "low": ranked[0]["low"],
+                           "high": ranked[0]["high"], "goal": goal}  # fmt: skip
+    if len(ranked) == 1:
+        return {**out, "kind": "only", "tied": [], "vs_others": [], "more_games": None}
+    want = 1 if goal == "max" else -1
+    frames = played.frames
+    others = []
+    for r in ranked[1:]:
+        d = difference(frames[r["arm"]], frames[top], col, col, played.pairable(r["arm"], top))
+        others.append({"arm": r["arm"], **_diff(d)})
+    tied = [o for o in others if sign(o) != want]
+    more = None
+    if tied:
+        games = min(frames[top].height, frames[tied[0]["arm"]].height)
+        got = games_to_resolve(tied[0], games)
+        more = {"vs": tied[0]["arm"], "games": games, "more": got[0] if got else None,
+                "half_width": got[1] if got else None}  # fmt: skip
+    runner = others[0]
+    return {
+        **out,
+        "runner_up": runner["arm"],
+        "vs_runner_up": {k: v for k, v in runner.items() if k != "arm"},
+        "clear": sign(runner) == want,
+        "kind": "tied" if tied else "best",
+        "tied": [o["arm"] for o in tied],
+        "vs_others": others,
+        "more_games": more,
+    }
 
 
 def summarize_populations(exp: Experiment, out: Path) -> dict[str, Any]:

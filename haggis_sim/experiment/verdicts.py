@@ -10,16 +10,20 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from scipy.stats import norm
+
 from strategies import parse_spec
 
 from ..analytics.compare import (
     ENTRY_METRICS,
     PAIRING_METRICS,
+    RATE_METRICS,
     fair_claim,
     fmt_interval,
     fmt_value,
     no_pairing_note,
 )
+from .separation import interaction, sign
 
 
 def num(v: float | None) -> float:
@@ -56,28 +60,56 @@ ROW_HEADER = ["arm", "games", "value", "95% interval", "Δ vs first arm", "95% i
 
 
 def best_line(summary: dict[str, Any]) -> str:
-    """The best arm by the question's metric and how clearly it leads its runner-up."""
+    """The best arm by the question's metric as a statistic: separable from every other arm
+    (kind ``best``) or tied with the arms it is not separable from, and then how many more
+    games would resolve it (see :func:`~haggis_sim.experiment.summary.top_arm`)."""
     best = summary["best"]
     metric = summary["metric"]
     if best is None:
         if metric in PAIRING_METRICS and all(a.get("no_pairing") for a in summary["arms"]):
             return f"best arm by {metric}: none; {no_pairing_note('in every arm')}"
         return "best arm: none (no values)"
-    text = (
-        f"best arm by {metric} ({summary['goal']}): {best['arm']} = "
-        f"{fmt_value(metric, num(best['mean']))} "
+    value = (
+        f"{best['arm']} = {fmt_value(metric, num(best['mean']))} "
         f"(95% {fmt_interval(metric, num(best['low']), num(best['high']))})"
     )
-    if "runner_up" in best:
-        d = best["vs_runner_up"]
-        verdict = "clearly ahead" if best["clear"] else "not separable at 95%"
-        text += (
-            f"; vs runner-up {best['runner_up']}: "
-            f"{fmt_value(metric, num(d['diff']), signed=True)} "
-            f"(95% {fmt_interval(metric, num(d['low']), num(d['high']), signed=True)}"
-            f"{'' if d['paired'] else ', unpaired'}) — {verdict}"
-        )
-    return text
+    head = f"best arm by {metric} ({summary['goal']})"
+    if "runner_up" not in best:
+        return f"{head}: {value}"
+    runner = f"vs runner-up {best['runner_up']}: {diff_text(metric, best['vs_runner_up'])}"
+    # a summary.json written before kinds existed has only "clear" (its pages still render)
+    kind = best.get("kind") or ("best" if best.get("clear") else "tied")
+    if kind == "best":
+        return f"{head}: {value}, separable from every other arm; {runner}"
+    tied = best.get("tied") or [best["runner_up"]]
+    return (
+        f"{head}: none separable — {value} is tied with {', '.join(tied)} "
+        f"({runner}); {resolve_text(metric, best.get('more_games'))}"
+    )
+
+
+def diff_text(metric: str, d: dict[str, Any]) -> str:
+    """A difference as ``+1.2% (95% -0.3% … +2.7%)``, marked when it is not paired."""
+    return (
+        f"{fmt_value(metric, num(d['diff']), signed=True)} "
+        f"(95% {fmt_interval(metric, num(d['low']), num(d['high']), signed=True)}"
+        f"{'' if d.get('paired', True) else ', unpaired'})"
+    )
+
+
+def resolve_text(metric: str, more: dict[str, Any] | None) -> str:
+    """``not separable at N games — about M more games per arm would resolve ±X points``
+    from a top arm's ``more_games`` (:func:`~haggis_sim.experiment.separation.
+    games_to_resolve`); the half-width in the metric's units, percentage points
+    ("points") for a rate."""
+    if more is None:
+        return "not separable"
+    head = f"not separable at {more['games']:,} games"
+    if more.get("more") is None:
+        return f"{head} — the observed difference is 0, so no number of games is estimated"
+    hw = float(more["half_width"])
+    width = f"±{hw * 100:.1f} points" if metric in RATE_METRICS else f"±{fmt_value(metric, hw)}"
+    return f"{head} — about {more['more']:,} more games per arm would resolve {width}"
 
 
 def arm_labels(summary: dict[str, Any]) -> dict[str, str]:
@@ -202,134 +234,159 @@ def fair_sentence(summary: dict[str, Any], metric: str, labels: dict[str, str]) 
     return f" Against a fair share: {'; '.join(parts)}." if parts else ""
 
 
-def _sign(d: dict[str, Any]) -> int:
-    """+1 / -1 when the interval of a difference lies above / below zero, else 0."""
-    low, high = num(d.get("low")), num(d.get("high"))
-    return 1 if low > 0 else -1 if high < 0 else 0
+# ---------------------------------------------------------------- across populations
 
 
-def _population_view(summary: dict[str, Any], metric: str) -> dict[str, Any]:
-    """One population's side of a metric: ranking, top arm, clear signs vs the first arm."""
-    rows = summary["results"][metric]["rows"]
-    question = metric == summary["metric"]
-    lowest_first = question and summary["goal"] == "min"
-    valued = [r for r in rows if r["mean"] is not None]
-    ranking = [r["arm"] for r in sorted(valued, key=lambda r: r["mean"], reverse=not lowest_first)]
-    signs = {r["arm"]: _sign(r["vs_first"]) for r in rows[1:] if _sign(r["vs_first"])}
-    best = summary.get("best") if question else None
-    top_clear = bool(best and best.get("clear")) if question else None
+def _view(summary: dict[str, Any], metric: str) -> dict[str, Any]:
+    """One population's side of a metric: its top arm (the summary's ``top``), the ranking
+    it implies, and whether the top is separated (kind ``best``)."""
+    top = summary["results"][metric]["top"]
+    if top is None:
+        return {"ranking": [], "top": None, "kind": None, "tied": [], "more_games": None}
     return {
-        "ranking": ranking,
-        "means": {r["arm"]: r["mean"] for r in valued},
-        "top": ranking[0] if ranking else None,
-        "top_clear": top_clear,
-        "signs": signs,
-        "separable": bool(signs) or bool(top_clear),
+        "ranking": [top["arm"], *(o["arm"] for o in top["vs_others"])],
+        "top": top["arm"],
+        "kind": top["kind"],
+        "tied": top["tied"],
+        "more_games": top["more_games"],
     }
 
 
-def cross_population(named: list[tuple[str, dict[str, Any]]], metric: str) -> dict[str, Any]:
-    """Whether the answer by ``metric`` holds in every population.
+def _top_minus(top: dict[str, Any], arm: str) -> dict[str, Any] | None:
+    """The top arm's difference from ``arm`` (top minus arm), None if ``arm`` has none."""
+    return next((o for o in top["vs_others"] if o["arm"] == arm), None)
 
-    ``named``: (population, its summary) with the baseline population first. Per
-    population: the ranking of the arms (by the experiment's goal for the question's
-    metric, highest first for the others), the top arm, and the sign of each arm's
-    difference from the first arm where its 95% interval excludes 0. A population where
-    no difference excludes 0 (and, for the question's metric, the best arm is not clearly
-    ahead) is *not separable*: it can neither confirm nor contradict. The verdict is
-    ``holds`` (every population separable, the same top arm, no clear sign reversed
-    between populations), ``disagrees`` (a separable population has another top arm, or an
-    arm is clearly above the first arm in one population and clearly below in another) or
-    ``unclear`` (no disagreement, but some population is not separable), with a sentence.
+
+def _negated(d: dict[str, Any]) -> dict[str, Any]:
+    """``-d``: the same difference the other way round (its interval mirrored)."""
+    return {**d, "diff": -num(d["diff"]), "low": -num(d["high"]), "high": -num(d["low"])}
+
+
+def _interactions(tops: dict[str, dict[str, Any]], want: int) -> tuple[list[dict[str, Any]], int]:
+    """Per pair of populations whose top arms differ (X in p, Y in q): the X − Y difference
+    in p and in q and their interaction (:func:`interaction`), its interval family-wise
+    (Bonferroni) over every population pair times every arm pair the tops could have been
+    (the tops are picked by the data, so each arm pair is a test that could have been
+    made); ``separable`` when it excludes 0 in the direction the tops point (``want``:
+    +1 for goal max). Returns the tested pairs and the number of tests corrected for."""
+    names = list(tops)
+    pairs = [(p, q) for i, p in enumerate(names) for q in names[i + 1:]
+             if tops[p]["arm"] != tops[q]["arm"]]  # fmt: skip
+    arms = max(1 + len(t["vs_others"]) for t in tops.values()) if tops else 1
+    tests = max(1, len(pairs) * arms * (arms - 1) // 2)
+    z = float(norm.ppf(1 - 0.05 / (2 * tests)))
+    tested = []
+    for p, q in pairs:
+        x, y = tops[p]["arm"], tops[q]["arm"]
+        in_p, in_q = _top_minus(tops[p], y), _top_minus(tops[q], x)
+        if in_p is None or in_q is None:
+            continue
+        in_q = _negated(in_q)
+        inter = interaction(in_p, in_q, z)
+        tested.append({"populations": [p, q], "arms": [x, y], "in_first": in_p,
+                       "in_second": in_q, "interaction": inter,
+                       "separable": sign(inter) == want})  # fmt: skip
+    return tested, tests
+
+
+def cross_population(named: list[tuple[str, dict[str, Any]]], metric: str) -> dict[str, Any]:
+    """Whether the answer by ``metric`` holds in every population, as a statistic.
+
+    ``named``: (population, its summary) with the baseline population first; each
+    summary's ``top`` of the metric (:func:`~haggis_sim.experiment.summary.top_arm`: the
+    best arm by the goal for the question's metric, the highest for the others). The
+    verdict is ``holds`` when every population separates the same top arm (kind
+    ``best``); ``disagrees`` when two populations have different top arms (X in p, Y in
+    q) and the interaction of the X − Y difference between p and q excludes 0,
+    family-wise over the tests (:func:`_interactions`); otherwise ``not separable``,
+    saying which population separates which arm and, per tied population, how many more
+    games would resolve it. Ranking by raw means never decides anything here.
     """
-    views = {name: _population_view(s, metric) for name, s in named}
     question = metric == named[0][1]["metric"]
-    first_arm = named[0][1]["results"][metric]["rows"][0]["arm"]
     top_word = "best arm" if question else "highest arm"
-    separable = [n for n, v in views.items() if v["separable"]]
-    blurred = [n for n, v in views.items() if not v["separable"]]
-    tops: dict[str, list[str]] = {}
-    for n in separable:
-        if views[n]["top"] is not None:
-            tops.setdefault(views[n]["top"], []).append(n)
-    problems: list[str] = []
-    if len(tops) > 1:
-        clear = [n for n in separable if views[n]["top_clear"]]
-        problems.append(_tops_differ(tops, top_word, clear if question else None))
-    reversed_arms = _reversed_arms(views, first_arm, problems)
-    not_sep = (
-        f"not separable in {_pops(blurred)} (no arm's difference from {first_arm} excludes 0)"
-        if blurred
-        else ""
-    )
-    if problems:
+    views = {name: _view(s, metric) for name, s in named}
+    tops = {n: s["results"][metric]["top"] for n, s in named if s["results"][metric]["top"]}
+    goal = next(iter(tops.values()))["goal"] if tops else "max"
+    tested, tests = _interactions(tops, 1 if goal == "max" else -1)
+    found = [t for t in tested if t["separable"]]
+    separated = {n: v["top"] for n, v in views.items() if v["kind"] == "best"}
+    if found:
         verdict = "disagrees"
-        sentence = "Disagrees across populations: " + "; ".join(problems)
-        sentence += f"; {not_sep}." if not_sep else "."
-    elif not separable:
-        verdict = "unclear"
         sentence = (
-            f"Not separable in any population ({', '.join(blurred)}): no arm's difference "
-            f"from {first_arm} excludes 0."
+            "Disagrees across populations: "
+            + "; ".join(_disagreement(metric, t, top_word, tests) for t in found)
+            + "."
+        )
+    elif len(separated) == len(views) and len(set(separated.values())) == 1:
+        verdict = "holds"
+        arm = next(iter(separated.values()))
+        sentence = (
+            f"Holds in every population: the {top_word} is {arm}, separable from every other "
+            f"arm in each (vs its runner-up "
+            + "; ".join(
+                f"in {n}: {diff_text(metric, s['results'][metric]['top']['vs_runner_up'])}"
+                for n, s in named
+            )
+            + ")."
         )
     else:
-        top = next(iter(tops), None)
-        same = (
-            f"{top_word} {top}{' in each' if len(separable) > 1 else ''}, no clear "
-            f"difference from {first_arm} changes sign"
-            if top
-            else f"no clear difference from {first_arm} changes sign"
-        )
-        verdict = "unclear" if blurred else "holds"
-        sentence = (
-            f"Holds in {_pops(separable)} ({same}); {not_sep}."
-            if blurred
-            else f"Holds in every population ({same})."
-        )
+        verdict = "not separable"
+        sentence = _not_separable(metric, named, views, tested, top_word, tests)
     return {
         "verdict": verdict,
         "sentence": sentence,
-        "not_separable": blurred,
-        "reversed": reversed_arms,
-        "tops": tops,
+        "not_separable": [n for n, v in views.items() if v["kind"] != "best"],
+        "tops": {n: v["top"] for n, v in views.items()},
+        "interactions": tested,
+        "tests": tests,
         "populations": views,
     }
 
 
-def _tops_differ(tops: dict[str, list[str]], top_word: str, clear: list[str] | None) -> str:
-    """The top arm differs between separable populations; ``clear`` (for the question's
-    metric): the populations where the top arm is clearly ahead of its runner-up."""
+def _disagreement(metric: str, t: dict[str, Any], top_word: str, tests: int) -> str:
+    """One separable interaction: both populations, both arms, both differences and the
+    interaction with its family-wise interval."""
+    (p, q), (x, y), inter = t["populations"], t["arms"], t["interaction"]
+    family = "" if tests == 1 else f", family-wise over {tests} tests"
     return (
-        f"the {top_word} differs: "
-        + "; ".join(f"{arm} in {_pops(ns)}" for arm, ns in tops.items())
-        + (
-            ""
-            if clear is None
-            else f" (clearly ahead of its runner-up in {_pops(clear)})"
-            if clear
-            else " (in none clearly ahead of its runner-up)"
-        )
+        f"the {top_word} is {x} in {p} ({x} − {y} {diff_text(metric, t['in_first'])}) but "
+        f"{y} in {q} ({x} − {y} {diff_text(metric, t['in_second'])}); the difference of "
+        f"the two differences is {fmt_value(metric, inter['diff'], signed=True)} "
+        f"(95%{family}: {fmt_interval(metric, inter['low'], inter['high'], signed=True)})"
     )
 
 
-def _reversed_arms(
-    views: dict[str, dict[str, Any]], first_arm: str, problems: list[str]
-) -> list[str]:
-    """Arms clearly above the first arm in one population and clearly below in another
-    (each also appended to ``problems`` as a sentence part)."""
-    reversed_arms = []
-    arms = dict.fromkeys(a for v in views.values() for a in v["signs"])
-    for arm in arms:
-        up = [n for n, v in views.items() if v["signs"].get(arm) == 1]
-        down = [n for n, v in views.items() if v["signs"].get(arm) == -1]
-        if up and down:
-            reversed_arms.append(arm)
-            problems.append(
-                f"{arm} is clearly above {first_arm} in {_pops(up)} but clearly below in "
-                f"{_pops(down)}"
+def _not_separable(
+    metric: str,
+    named: list[tuple[str, dict[str, Any]]],
+    views: dict[str, dict[str, Any]],
+    tested: list[dict[str, Any]],
+    top_word: str,
+    tests: int,
+) -> str:
+    """The ``not separable`` sentence: per population the arm it separates, or the tied
+    arms with how many more games would resolve them; then any interaction that was tested
+    and did not exclude 0."""
+    parts = []
+    for name, _ in named:
+        v = views[name]
+        if v["top"] is None:
+            parts.append(f"no values in {name}")
+        elif v["kind"] == "best":
+            parts.append(f"{name} separates {v['top']} as the {top_word}")
+        elif v["kind"] == "only":
+            parts.append(f"only {v['top']} has a value in {name}")
+        else:
+            parts.append(
+                f"{name} has {v['top']} tied with {', '.join(v['tied'])} "
+                f"({resolve_text(metric, v['more_games'])})"
             )
-    return reversed_arms
-
-
-def _pops(names: list[str]) -> str:
-    return ("population " if len(names) == 1 else "populations ") + ", ".join(names)
+    family = "" if tests == 1 else f", family-wise over {tests} tests"
+    for t in tested:
+        (p, q), (x, y), inter = t["populations"], t["arms"], t["interaction"]
+        parts.append(
+            f"the {x} − {y} difference changes by "
+            f"{fmt_value(metric, inter['diff'], signed=True)} from {p} to {q} (95%{family}: "
+            f"{fmt_interval(metric, inter['low'], inter['high'], signed=True)}), not separable"
+        )
+    return "Not separable across populations: " + "; ".join(parts) + "."

@@ -18,7 +18,7 @@ COLOURS = {
     "purple": "#CC79A7",
     "sky": "#56B4E9",
     "yellow": "#F0E442",
-    "grey": "#777",  # not a series colour: an unclear verdict
+    "grey": "#777",  # not a series colour: a verdict that is not separable
 }
 # the series colours in order (the figures' colour cycle)
 PALETTE = [COLOURS[c] for c in ("blue", "orange", "green", "vermillion", "purple", "sky", "yellow")]
@@ -50,7 +50,7 @@ ABOVE, BELOW, UNCLEAR, REFERENCE = (
     "#555555",
 )
 # a cross-population verdict's colour on the experiment page
-VERDICT_COLOURS = {"holds": ABOVE, "disagrees": BELOW, "unclear": UNCLEAR}
+VERDICT_COLOURS = {"holds": ABOVE, "disagrees": BELOW, "not separable": UNCLEAR}
 STRENGTH_ORDER = ["<45", "45-49", "50-54", "55-59", "60-64", "65+", "unknown"]
 
 

@@ -1,5 +1,6 @@
 """Player populations in experiments: validation, folder layout, swaps, the summary per
-population, the cross-population verdict, resume, and the unchanged path without them."""
+population, the cross-population verdict on the summary and page, resume, and the unchanged
+path without them."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from haggis_sim.cli import app
 from haggis_sim.experiment import (
     MARKER,
     ExperimentError,
-    cross_population,
     load_experiment,
     run_experiment,
 )
@@ -233,58 +233,9 @@ def test_experiment_without_populations_is_unchanged(tmp_path: Path) -> None:
     assert "Across" not in (out / "summary.md").read_text()
 
 
-# ------------------------------------------------------------------ the cross verdict
+# ------------------------------------------------------------------ shipped files
 
-
-def fake(rows: list[tuple[str, float, float, float]], best: str | None = None,
-         clear: bool = False) -> dict[str, Any]:  # fmt: skip
-    """A population summary of metric m (goal max): (arm, mean, Δ low, Δ high) per arm."""
-    out = []
-    for i, (arm, mean, low, high) in enumerate(rows):
-        d = {"diff": None, "low": None, "high": None} if i == 0 else {
-            "diff": (low + high) / 2, "low": low, "high": high}  # fmt: skip
-        out.append({"arm": arm, "mean": mean, "vs_first": d})
-    top = best or max(rows, key=lambda r: r[1])[0]
-    return {"metric": "m", "goal": "max", "results": {"m": {"rows": out}},
-            "best": {"arm": top, "clear": clear}}  # fmt: skip
-
-
-def test_cross_verdict_holds() -> None:
-    a = fake([("base", 0.5, 0, 0), ("x", 0.6, 0.05, 0.15), ("y", 0.45, -0.1, 0.02)])
-    b = fake([("base", 0.3, 0, 0), ("x", 0.35, 0.01, 0.09), ("y", 0.2, -0.15, -0.05)])
-    got = cross_population([("p", a), ("q", b)], "m")
-    assert got["verdict"] == "holds" and got["sentence"].startswith("Holds in every population")
-    assert "best arm x in each" in got["sentence"]
-    assert got["populations"]["q"]["ranking"] == ["x", "base", "y"]
-    assert got["populations"]["q"]["signs"] == {"x": 1, "y": -1}
-
-
-def test_cross_verdict_reversed_sign() -> None:
-    a = fake([("base", 0.5, 0, 0), ("x", 0.6, 0.05, 0.15), ("y", 0.55, 0.01, 0.2)])
-    b = fake([("base", 0.5, 0, 0), ("x", 0.45, -0.09, -0.01), ("y", 0.7, 0.1, 0.3)])
-    got = cross_population([("p", a), ("q", b)], "m")
-    assert got["verdict"] == "disagrees" and got["reversed"] == ["x"]
-    assert (
-        "x is clearly above base in population p but clearly below in population q"
-        in (got["sentence"])
-    )
-    assert "the best arm differs: x in population p; y in population q" in got["sentence"]
-
-
-def test_cross_verdict_not_separable_is_never_holds() -> None:
-    a = fake([("base", 0.5, 0, 0), ("x", 0.6, 0.05, 0.15)])
-    b = fake([("base", 0.5, 0, 0), ("x", 0.4, -0.2, 0.01)])  # x lower, but not clearly
-    got = cross_population([("p", a), ("q", b)], "m")
-    assert got["verdict"] == "unclear" and got["not_separable"] == ["q"]
-    assert got["sentence"].startswith("Holds in population p (")
-    assert "not separable in population q" in got["sentence"]
-    none = cross_population([("p", b), ("q", b)], "m")
-    assert none["verdict"] == "unclear" and none["sentence"].startswith(
-        "Not separable in any population (p, q)"
-    )
-    # the best arm clearly ahead of its runner-up makes a population separable
-    c = fake([("base", 0.5, 0, 0), ("x", 0.4, -0.2, 0.01)], best="base", clear=True)
-    assert cross_population([("p", c), ("q", c)], "m")["verdict"] == "holds"
+# the cross verdict's rules: tests/experiment/test_verdict_truths.py
 
 
 def test_shipped_experiments_have_an_mcts_population() -> None:
