@@ -21,7 +21,7 @@ from ..analytics.compare import compare_runs, compare_section_html
 from ..pages import render
 from ..report.style import COLOURS, VERDICT_COLOURS
 from .folder import claim, forest_name, write_own
-from .markdown import swap_text
+from .markdown import sizing_line, swap_text
 from .spec import Experiment, population_experiment
 from .studies import studies_for_page
 from .verdicts import (
@@ -201,6 +201,7 @@ def experiment_page(summary: dict[str, Any], forest: str | None, report: str | N
         metrics=metrics,
         arms_header=_arms_header("baseline"),
         arms=_arms_rows(summary, labels),
+        sizing=sizing_line(summary["sizing"], summary["metric"]) if "sizing" in summary else None,
     )
 
 
@@ -231,6 +232,7 @@ def population_page(summary: dict[str, Any], forests: dict[str, str], report: st
             "name": p["name"],
             "swap": swap_text(p),
             "games_per_arm": p["games_per_arm"],
+            "sizing": sizing_line(p["sizing"], summary["metric"]) if "sizing" in p else None,
             "best": best_line(p["summary"]),
             "forest": forests.get(p["name"]),
             "arms": _arms_rows(p["summary"], labels[p["name"]]),
