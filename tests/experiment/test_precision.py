@@ -127,8 +127,8 @@ def test_half_width_is_the_widest_difference_or_the_one_arms_level() -> None:
     def row(low: float | None, high: float | None) -> dict[str, Any]:
         return {"low": 0.4, "high": 0.6, "vs_first": {"low": low, "high": high}}
 
-    rows = [row(0.0, 0.0), row(-0.02, 0.04), row(-0.05, 0.01), row(None, None)]
-    assert widest_half_width({"rows": rows}) == pytest.approx(0.03)
+    rows = [row(0.0, 0.0), row(-0.02, 0.04), row(-0.05, 0.03), row(None, None)]
+    assert widest_half_width({"rows": rows}) == pytest.approx(0.04)
     # one arm: its level's half-width
     assert widest_half_width({"rows": [row(0.0, 0.0)]}) == pytest.approx(0.1)
     assert widest_half_width({"rows": [row(0, 0), row(None, None)]}) is None
