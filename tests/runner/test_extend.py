@@ -135,16 +135,22 @@ def test_extension_of_a_locked_run_is_refused(tmp_path: Path) -> None:
     assert manifest(out) == before
 
 
-def test_interrupted_extension_resumes(fresh: Path, tmp_path: Path) -> None:
-    out = tmp_path / "run"
+def interrupted(out: Path, after: int) -> None:
+    """Play 60 games into ``out``, then extend them to 150 and press Ctrl-C once
+    ``after`` games are logged."""
     execute(config(60), out)
 
     def ctrl_c(done: int, total: int) -> None:
-        if done >= 100:
+        if done >= after:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
         extend(config(150), out, on_progress=ctrl_c)
+
+
+def test_interrupted_extension_resumes(fresh: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    interrupted(out, 100)
     m = manifest(out)
     assert m["status"] == "running" and m["games"] == 150 and m["config"]["games"] == 150
     assert 100 <= ledger.games_logged(out) < 150
@@ -156,14 +162,7 @@ def test_interrupted_extension_resumes(fresh: Path, tmp_path: Path) -> None:
 
 def test_interrupted_extension_completes_when_extended_again(fresh: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    execute(config(60), out)
-
-    def ctrl_c(done: int, total: int) -> None:
-        if done >= 80:
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        extend(config(150), out, on_progress=ctrl_c)
+    interrupted(out, 80)
     with pytest.raises(RunError, match="cannot be cut to 100"):
         extend(config(100), out)  # the interrupted extension already asked for 150
     extend(config(150), out)
