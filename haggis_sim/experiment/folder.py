@@ -52,7 +52,11 @@ def arm_runs(exp: Experiment, out: Path) -> list[tuple[str, Experiment, Arm, Pat
 
 
 def arm_state(exp: Experiment, arm: Arm, arm_dir: Path) -> str:
-    """``new``, ``done`` or ``resume``; ExperimentError if the folder holds another run."""
+    """``new``, ``done`` or ``resume``; ExperimentError if the folder holds another run.
+
+    Under ``precision`` an arm's games are sized (:mod:`.sizing`), so a run of any count
+    from the first batch (``games``) to the ``budget`` is this arm: the sizing loop grows
+    it from there. Without, the count must be ``games``."""
     if not (arm_dir / "manifest.json").exists():
         return "new"
     manifest = read_manifest(arm_dir)
@@ -65,6 +69,14 @@ def arm_state(exp: Experiment, arm: Arm, arm_dir: Path) -> str:
     want = asdict(exp.run_config(arm))
     have = manifest.get("config", {})
     for key in MATCH_KEYS:
+        if key == "games" and exp.precision is not None and exp.budget is not None:
+            if not (isinstance(have.get(key), int) and exp.games <= have[key] <= exp.budget):
+                raise ExperimentError(
+                    f"arm {arm.name!r}: {arm_dir} holds a run of {have.get(key)!r} games, "
+                    f"outside the file's {exp.games:,} (first batch) to {exp.budget:,} "
+                    "(budget); remove the folder or choose another --out"
+                )
+            continue
         if have.get(key) != json.loads(json.dumps(want[key])):
             raise ExperimentError(
                 f"arm {arm.name!r}: {arm_dir} holds a run with a different {key} "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..analytics.compare import no_pairing_note
+from ..analytics.compare import RATE_METRICS, no_pairing_note
 from .balance import balance_markdown
 from .ladder import LADDER_NOTE, rung_rows
 from .studies import studies_markdown
@@ -33,6 +33,7 @@ def summary_markdown(summary: dict[str, Any]) -> str:
         f"{summary['seats']}. Intervals: 95%, clustered by deal; Δ is paired game by game "
         "where the arms played the same deals.",
         "",
+        *([sizing_line(summary["sizing"], summary["metric"]), ""] if "sizing" in summary else []),
         *arms_markdown(summary),
     ]
     for metric in summary["results"]:
@@ -81,6 +82,36 @@ def _no_pairing_md(summary: dict[str, Any], metric: str) -> str:
     return f" {note[0].upper()}{note[1:]}."
 
 
+def _width(metric: str, value: float) -> str:
+    """A half-width as ``±1.2 points`` (a rate) or ``±0.85`` (anything else)."""
+    return f"±{value * 100:.1f} points" if metric in RATE_METRICS else f"±{value:.3g}"
+
+
+def sizing_line(sizing: dict[str, Any], metric: str) -> str:
+    """One sentence saying what sizing to a precision did (the summary's ``sizing``):
+    the games per arm it reached from the first batch, the half-width achieved, and what
+    stopped it -- the precision, the budget (first), or the rounds of one run."""
+    want = _width(metric, sizing["precision"])
+    games = f"{sizing['games']:,} games per arm (first batch {sizing['first_batch']:,})"
+    if sizing["half_width"] is None:
+        return (
+            f"Sized to {want} on {metric}: {games}; {metric} has no interval to size by, "
+            "so the first batch was kept."
+        )
+    got = _width(metric, sizing["half_width"])
+    if sizing["stopped_by"] == "precision":
+        return f"Sized to {want} on {metric}: reached {got} at {games}."
+    if sizing["stopped_by"] == "budget":
+        return (
+            f"Sized to {want} on {metric}: the budget stopped it first, at {games} "
+            f"(budget {sizing['budget']:,}), with {got}."
+        )
+    return (
+        f"Sized to {want} on {metric}: {got} at {games}, not yet reached when the rounds "
+        "of this run ran out; run the experiment again to go on."
+    )
+
+
 def swap_text(pop: dict[str, Any]) -> str:
     """What a population swaps, as ``old → new; ...`` (or the strategies it plays in
     every arm instead of the arms' own)."""
@@ -117,6 +148,11 @@ def populations_markdown(summary: dict[str, Any]) -> str:
         lines.append(f"| {pop['name']} | {pop['games_per_arm']:,} | {swap_text(pop)} |")
     if "ladder" in summary:
         lines += ["", LADDER_NOTE]
+    sized = [p for p in summary["populations"] if "sizing" in p]
+    if sized:
+        lines.append("")
+    for pop in sized:
+        lines.append(f"- {pop['name']}: {sizing_line(pop['sizing'], summary['metric'])}")
     for metric, cross in summary["cross"].items():
         lines += _metric_head(summary, metric, "")
         if "ladder" in summary:

@@ -23,7 +23,7 @@ from ..report.style import COLOURS, VERDICT_COLOURS
 from .balance import balance_for_page
 from .folder import claim, forest_name, write_own
 from .ladder import LADDER_NOTE, rung_rows
-from .markdown import swap_text
+from .markdown import sizing_line, swap_text
 from .spec import Experiment, population_experiment
 from .studies import studies_for_page
 from .verdicts import (
@@ -205,6 +205,7 @@ def experiment_page(summary: dict[str, Any], forest: str | None, report: str | N
         metrics=metrics,
         arms_header=_arms_header("baseline"),
         arms=_arms_rows(summary, labels),
+        sizing=sizing_line(summary["sizing"], summary["metric"]) if "sizing" in summary else None,
     )
 
 
@@ -236,6 +237,7 @@ def population_page(summary: dict[str, Any], forests: dict[str, str], report: st
             "name": p["name"],
             "swap": swap_text(p),
             "games_per_arm": p["games_per_arm"],
+            "sizing": sizing_line(p["sizing"], summary["metric"]) if "sizing" in p else None,
             "best": best_line(p["summary"]),
             "forest": forests.get(p["name"]),
             "arms": _arms_rows(p["summary"], labels[p["name"]]),
@@ -283,7 +285,7 @@ def _cross_item(
 LADDER_COLOURS = {
     "converged": VERDICT_COLOURS["holds"],
     "still moving": VERDICT_COLOURS["disagrees"],
-    "not known": VERDICT_COLOURS["unclear"],
+    "not known": VERDICT_COLOURS["not separable"],
 }
 
 

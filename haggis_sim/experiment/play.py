@@ -5,25 +5,41 @@ Every arm is an ordinary run (``RunConfig`` / ``execute``) into ``<out>/<arm nam
 with the experiment's seed, so all arms with the same player count and seating play the
 same deals and their differences are paired game by game. Finished arms are skipped when
 the experiment is run again; unfinished ones resume.
+
+With ``precision`` the games per arm are sized (:func:`size_arms`): ``games`` is the first
+batch, and every arm of a population is extended to the same larger count (pairing needs
+the same game ids) until the question's interval is as narrow as asked, or the budget is
+spent.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..runner.run import execute
+from ..logs.manifest import load_manifest
+from ..runner.run import execute, extend
 from .balance import balance_table
 from .folder import arm_runs, arm_state, check_experiment_out, save_marker, write_own
 from .markdown import summary_markdown
 from .page import compare_page, populations_compare_page, write_experiment_page
 from .schema import ExperimentError
-from .spec import Experiment
+from .spec import Arm, Experiment
 from .studies import run_studies
-from .summary import json_default, summarize, summarize_populations
+from .summary import (
+    budget_games,
+    deal_games,
+    json_default,
+    question_half_width,
+    summarize,
+    summarize_populations,
+)
+
+MAX_ROUNDS = 4  # extensions per population and run at most (each re-aims from the last)
 
 
 def run_experiment(
@@ -62,6 +78,9 @@ def run_experiment(
             f"{sub.games:,} games ({', '.join(arm.strategies)}; {arm.rules.label}, "
             f"{arm.players} players)")  # fmt: skip
         execute(sub.run_config(arm, jobs), arm_dir, resume=state == "resume")
+    for sub, arms in _populations(runs):
+        if sub.precision is not None:
+            size_arms(sub, arms, jobs, say)
     summary = summarize_populations(exp, out) if exp.populations else summarize(exp, out)
     if exp.balance:
         summary["balance"] = balance_table(exp, out)
@@ -76,6 +95,64 @@ def run_experiment(
                       json.dumps(summary, indent=2, default=json_default))  # fmt: skip
         write_experiment_page(summary, out, marker, "report/index.html" if report else None)
     return summary
+
+
+Runs = list[tuple[str, Arm, Path]]  # label, arm and folder of each arm of a population
+
+
+def _populations(runs: list[tuple[str, Experiment, Arm, Path]]) -> list[tuple[Experiment, Runs]]:
+    """The arms grouped by population: (its experiment, its arms); one group without."""
+    grouped: dict[Path, tuple[Experiment, Runs]] = {}
+    for label, sub, arm, arm_dir in runs:
+        grouped.setdefault(arm_dir.parent, (sub, []))[1].append((label, arm, arm_dir))
+    return list(grouped.values())
+
+
+def size_arms(exp: Experiment, arms: Runs, jobs: int, say: Callable[[str], None]) -> None:
+    """Grow the arms of one population (``exp``: its experiment, with ``precision``) until
+    the question's interval is as narrow as asked.
+
+    After the first batch, ``h`` is :func:`~.summary.question_half_width` (the widest
+    half-width of the differences from the first arm; one arm: its level's). While ``h``
+    exceeds the precision, every arm is extended to ``n = ceil(n0 · (h / precision)²)``
+    games (``n0`` the games played; the half-width shrinks as ``1/√n``), rounded up to
+    whole deals and capped at the budget in whole deals (:func:`~.summary.budget_games`),
+    for at most :data:`MAX_ROUNDS` rounds. Arms left at different counts by an interrupted
+    extension are first brought to the largest. Nothing is played once the precision is
+    reached or the budget spent, so a re-run of a finished experiment plays nothing.
+    """
+    assert exp.precision is not None
+    out = arms[0][2].parent
+    step, cap = deal_games(exp), budget_games(exp)
+    counts = [load_manifest(arm_dir).games for *_, arm_dir in arms]
+    if len(set(counts)) > 1:
+        _extend_all(exp, arms, max(counts), jobs, say, "to pair the arms again")
+    games = max(counts)
+    for _ in range(MAX_ROUNDS):
+        half = question_half_width(exp, out)
+        if half is None or half <= exp.precision or games >= cap:
+            return
+        wanted = math.ceil(games * (half / exp.precision) ** 2)
+        target = min(cap, math.ceil(wanted / step) * step)
+        why = f"±{half:.4g} at {games:,} games, precision {exp.precision:g}"
+        _extend_all(exp, arms, target, jobs, say, why)
+        games = target
+
+
+def _extend_all(
+    exp: Experiment,
+    arms: Runs,
+    games: int,
+    jobs: int,
+    say: Callable[[str], None],
+    why: str,
+) -> None:
+    """Extend every arm of one population that has fewer to ``games`` games (saying why)."""
+    for label, arm, arm_dir in arms:
+        if load_manifest(arm_dir).games >= games:
+            continue
+        say(f"arm {label}: extending to {games:,} games ({why})")
+        extend(exp.run_config(arm, jobs, games=games), arm_dir)
 
 
 @contextmanager

@@ -86,6 +86,24 @@ def _positive(value: int) -> int:
     return value
 
 
+def _precision(value: float | None) -> float | None:
+    if value is not None and not value > 0:  # NaN is not > 0 either
+        raise ValueError(
+            f"'precision' must be a positive half-width (0.01: a ±1-point interval of a "
+            f"rate), got {value}"
+        )
+    return value
+
+
+def _budget(value: int | None) -> int | None:
+    if value is not None and not 0 < value <= MAX_GAMES:
+        raise ValueError(
+            f"'budget' must be a number of games from 1 to {MAX_GAMES:,} (the most games "
+            f"sizing may play per arm), got {value:,}"
+        )
+    return value
+
+
 def _seed(value: int) -> int:
     if not -(2**63) <= value < 2**63:
         raise ValueError(f"'seed' must be a 64-bit integer, got {value}")
@@ -171,13 +189,23 @@ Strategies = Annotated[
 ]  # fmt: skip
 
 
+Precision = Annotated[
+    float | None, AfterValidator(_precision),
+    Says("'precision' must be a number (the 95% half-width to reach), got {value!r}"),
+]  # fmt: skip
+Budget = Annotated[
+    int | None, AfterValidator(_budget),
+    Says("'budget' must be a whole number of games per arm, got {value!r}"),
+]  # fmt: skip
+
+
 class ExperimentTable(Table):
     """The top level of an experiment file (fields in the order they are checked)."""
 
     SHOWN = (
         "name", "question", "games", "seed", "players", "rules", "rule", "strategies", "seats",
-        "metric", "goal", "entry", "also", "log_moves", "chunk_size", "arms", "grid",
-        "populations", "studies", "balance", "ladder", "tolerance",
+        "metric", "goal", "entry", "also", "log_moves", "chunk_size", "precision", "budget",
+        "arms", "grid", "populations", "studies", "balance", "ladder", "tolerance",
     )  # fmt: skip
     REQUIRED = ("name", "question", "games", "strategies", "metric")
 
@@ -203,6 +231,8 @@ class ExperimentTable(Table):
     log_moves: bool = True
     balance: bool = False
     chunk_size: Annotated[int, AfterValidator(_chunk_size)] = 0
+    precision: Precision = None
+    budget: Budget = None
     rules: Preset = "revised"
     rule: Annotated[
         dict[str, Any], Says("'rule' must be a table of FLAG = VALUE, got {value!r}")
@@ -262,10 +292,11 @@ class GridTable(Table):
 
 
 class PopulationTable(Table):
-    """One ``[[populations]]`` entry: a name, games per arm, strategy swaps, or the
-    strategies every arm plays instead of its own."""
+    """One ``[[populations]]`` entry: a name, games per arm, strategy swaps or the
+    strategies every arm plays instead of its own, and the population's own precision and
+    budget (over the experiment's)."""
 
-    SHOWN = ("name", "games", "swap", "strategies")
+    SHOWN = ("name", "games", "swap", "strategies", "precision", "budget")
     REQUIRED = ("name",)
 
     name: Annotated[str, AfterValidator(_population_name)]
@@ -274,6 +305,8 @@ class PopulationTable(Table):
         dict[str, Any], Says("'swap' must be a table of SPEC = SPEC, got {value!r}")
     ] = {}
     strategies: Strategies | None = None
+    precision: Precision = None
+    budget: Budget = None
 
 
 _STUDY_NUMBER = "'{key}' must be a whole number >= 1, got {{value!r}}"

@@ -18,9 +18,9 @@ from typing import Any
 
 from strategies import make, parse_spec
 
-from ..analytics.compare import ENTRY_METRICS
+from ..analytics.compare import ENTRY_METRICS, RATE_METRICS
 from ..rules import Rules
-from ..runner.run import RunConfig
+from ..runner.run import MAX_GAMES, RunConfig
 from .ladder import tolerances
 from .schema import (
     ARM_NAME,
@@ -36,6 +36,7 @@ from .schema import (
 )
 
 MAX_FILE_BYTES = 2**20  # an experiment file is a page of TOML: 1 MB is far more
+DEFAULT_BUDGET = 16  # games per arm sizing may reach, in first batches, unless 'budget' says
 
 
 @dataclass(frozen=True)
@@ -56,12 +57,15 @@ class Population:
     """One player population: every arm is played again with ``swap`` applied to its
     strategies (canonical spec -> canonical spec), or with ``strategies`` in place of its
     own (every arm the same players: a rule-variant experiment's stronger entry 0 against
-    weaker ones), ``games`` games per arm."""
+    weaker ones), ``games`` games per arm (with ``precision``: the first batch, grown up to
+    ``budget``, see :mod:`.sizing`)."""
 
     name: str
     games: int
     swap: dict[str, str]
     strategies: tuple[str, ...] | None = None
+    precision: float | None = None
+    budget: int | None = None
 
     def apply(self, arm: Arm) -> Arm:
         """The arm as this population plays it (``strategies`` if given; otherwise the
@@ -118,17 +122,20 @@ class Experiment:
     balance: bool = False
     ladder: bool = False  # the populations are rungs of a strength ladder, weakest first
     tolerance: dict[str, float] = field(default_factory=dict)  # per metric, with a ladder
+    precision: float | None = None  # the 95% half-width to reach; None: ``games`` is fixed
+    budget: int | None = None  # games per arm at most under ``precision``
 
     @property
     def metrics(self) -> list[str]:
         """The question's metric first, then the ``also`` metrics (no repeats)."""
         return list(dict.fromkeys([self.metric, *self.also]))
 
-    def run_config(self, arm: Arm, jobs: int = 0) -> RunConfig:
-        """The run that plays ``arm`` (the experiment's games, seed and seating)."""
+    def run_config(self, arm: Arm, jobs: int = 0, games: int | None = None) -> RunConfig:
+        """The run that plays ``arm`` (the experiment's games, or ``games``; its seed and
+        seating)."""
         return RunConfig(
             strategies=list(arm.strategies),
-            games=self.games,
+            games=self.games if games is None else games,
             rules=arm.rules.as_dict(),
             seed=self.seed,
             seats=self.seats,
@@ -143,7 +150,8 @@ def population_experiment(exp: Experiment, pop: Population) -> Experiment:
     """The experiment as population ``pop`` plays it: its swaps applied to every arm, its
     games per arm, no populations (so it is summarized like any experiment)."""
     arms = tuple(pop.apply(a) for a in exp.arms)
-    return replace(exp, games=pop.games, arms=arms, populations=())
+    return replace(exp, games=pop.games, arms=arms, populations=(), precision=pop.precision,
+                   budget=pop.budget)  # fmt: skip
 
 
 def load_experiment(path: Path) -> Experiment:
@@ -194,7 +202,13 @@ def parse_experiment(
     _check_arms(top, arms, w)
     _refuse_identical_arms(arms, w)
     entry = top.entry if any(m in ENTRY_METRICS for m in [top.metric, *top.also]) else None
-    populations = parse_populations(top.populations, arms, top.games, w, top.seats, entry)
+    # a budget at the top may serve only populations that give their own precision
+    pops_sized = any(isinstance(t, dict) and "precision" in t for t in top.populations or ())
+    precision, budget = sizing_keys(
+        top.precision, None if pops_sized and top.precision is None else top.budget,
+        top.games, top.metric, w,
+    )  # fmt: skip
+    populations = parse_populations(top.populations, arms, top, w, entry)
     studies = parse_studies(
         top.studies, [a.name for a in arms], [p.name for p in populations], top.log_moves,
         top.seed, w,
@@ -205,7 +219,7 @@ def parse_experiment(
         metric=top.metric, goal=top.goal, entry=top.entry, also=tuple(top.also),
         log_moves=top.log_moves, chunk_size=top.chunk_size, arms=tuple(arms), source=source,
         text=text, populations=populations, studies=studies, balance=top.balance,
-        ladder=top.ladder, tolerance=tolerance,
+        ladder=top.ladder, tolerance=tolerance, precision=precision, budget=budget,
     )  # fmt: skip
 
 
@@ -384,26 +398,57 @@ def _canonical(spec: Any, what: str, where: str) -> str:
         raise ExperimentError(f"{where}{what} {spec!r}: {exc}") from None
 
 
+def sizing_keys(
+    precision: float | None, budget: int | None, games: int, metric: str, where: str
+) -> tuple[float | None, int | None]:
+    """The checked ``(precision, budget)`` of one population (or of an experiment without
+    populations) whose first batch is ``games``: the budget defaults to 16 × ``games``.
+
+    ExperimentError for a precision of 1 or more on a rate (a rate's interval is never
+    wider than ±1: 0.01 is ±1 point), a budget below the first batch, and a budget
+    without a precision (it would bound nothing). Signs and types: :mod:`.schema`."""
+    if precision is None:
+        if budget is not None:
+            raise ExperimentError(
+                f"{where}'budget' goes with 'precision' (it caps the games sizing plays): "
+                "give 'precision' too, or drop 'budget'"
+            )
+        return None, None
+    if metric in RATE_METRICS and precision >= 1:
+        raise ExperimentError(
+            f"{where}'precision' must be below 1 for the rate {metric!r} (0.01 is a ±1-point "
+            f"interval), got {precision}"
+        )
+    budget = DEFAULT_BUDGET * games if budget is None else budget
+    if budget < games:
+        raise ExperimentError(
+            f"{where}'budget' ({budget:,}) must be at least 'games' ({games:,}), the first "
+            "batch per arm"
+        )
+    return precision, min(budget, MAX_GAMES)
+
+
 def parse_populations(
     tables: list[dict[str, Any]] | None,
     arms: list[Arm],
-    games: int,
+    top: ExperimentTable,
     w: str,
-    seats: str = "rotate",
     entry: int | None = None,
 ) -> tuple[Population, ...]:
     """Validate ``[[populations]]`` (``None``: the key is absent, no populations).
 
     Each population has a ``name`` (a folder name, like an arm's), optional ``games`` (per
-    arm; default the experiment's) and ``swap``, a table from a strategy spec the arms use
+    arm; default the experiment's), ``swap``, a table from a strategy spec the arms use
     to the spec that replaces it, or ``strategies``, the list every arm plays instead of
-    its own (see :func:`_population_strategies`). Keys and values are compared as canonical
-    specs, so ``"heuristic"`` matches an arm written ``"heuristic:bet=0.55"`` (the same
-    policy). Refused with ExperimentError: fewer than two populations, an unknown key, a
-    bad or duplicate or reserved name, a swap key or value that is not a strategy spec, a
-    swap key no arm uses, ``strategies`` that cannot stand in for the arms', and a
-    population that plays exactly what another one plays. ``entry`` is the strategies
-    index an entry metric follows (None: no entry metric)."""
+    its own (see :func:`_population_strategies`), and optional ``precision`` and ``budget``
+    (default the experiment's; the default budget is 16 × the population's games, see
+    :func:`sizing_keys`). Keys and values are compared as canonical specs, so
+    ``"heuristic"`` matches an arm written ``"heuristic:bet=0.55"`` (the same policy).
+    Refused with ExperimentError: fewer than two populations, an unknown key, a bad or
+    duplicate or reserved name, a swap key or value that is not a strategy spec, a swap
+    key no arm uses, ``strategies`` that cannot stand in for the arms', and a population
+    that plays exactly what another one plays. ``entry`` is the strategies index an entry
+    metric follows (None: no entry metric)."""
     if tables is None:
         return ()
     if len(tables) < 2:
@@ -428,9 +473,15 @@ def parse_populations(
                     f"{', '.join(sorted(used))}"
                 )
             swap[old] = _canonical(new, f"swap value for {key!r}", pw)
-        strats = _population_strategies(table, pop_table.strategies, arms, seats, entry, pw)
-        pop_games = games if pop_table.games is None else pop_table.games
-        pop = Population(name, pop_games, swap, strats)
+        strats = _population_strategies(table, pop_table.strategies, arms, top.seats, entry, pw)
+        games = top.games if pop_table.games is None else pop_table.games
+        precision = top.precision if pop_table.precision is None else pop_table.precision
+        budget = top.budget if precision is not None else None  # inherited with a precision
+        precision, budget = sizing_keys(
+            precision, budget if pop_table.budget is None else pop_table.budget, games,
+            top.metric, pw,
+        )  # fmt: skip
+        pop = Population(name, games, swap, strats, precision, budget)
         strategies = tuple(pop.apply(arm).strategies for arm in arms)
         if strategies in plays:  # the same deals again (the seed is shared): nothing new
             raise ExperimentError(

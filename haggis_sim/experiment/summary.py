@@ -29,7 +29,7 @@ from ..analytics.compare import (
     metric_column,
     same_deals,
 )
-from ..runner.seating import base_entries
+from ..runner.seating import base_entries, games_per_deal
 from .ladder import ladder_section
 from .separation import games_to_resolve, sign
 from .spec import Experiment, population_experiment
@@ -85,8 +85,10 @@ def summarize(exp: Experiment, out: Path, played: Played | None = None) -> dict[
     takes no part in the best-arm ranking of such a metric."""
     played = played or Played.read(exp, out)
     metrics = {metric: _metric_result(exp, played, metric) for metric in exp.metrics}
+    sized = {} if exp.precision is None else {"sizing": _sizing(exp, played, metrics)}
     return {
         **_summary_head(exp),
+        **sized,
         "arms": [
             {
                 "name": arm.name,
@@ -208,6 +210,64 @@ def top_arm(
     }
 
 
+def widest_half_width(result: dict[str, Any]) -> float | None:
+    """The half-width sizing aims to bring down (:mod:`.sizing`), of one metric's result:
+    the widest 95% half-width among the differences from the first arm (paired where the
+    arms played the same deals); with one arm, its level's. None without any interval."""
+    rows = result["rows"]
+    spans = [r["vs_first"] for r in rows[1:]] if len(rows) > 1 else rows
+    widths = [
+        (d["high"] - d["low"]) / 2 for d in spans if d["low"] is not None and d["high"] is not None
+    ]
+    return max(widths) if widths else None
+
+
+def question_half_width(exp: Experiment, out: Path) -> float | None:
+    """:func:`widest_half_width` of the question's metric over the arms played into
+    ``out`` (the arms of one population)."""
+    return widest_half_width(_metric_result(exp, Played.read(exp, out), exp.metric))
+
+
+def _sizing(exp: Experiment, played: Played, metrics: dict[str, Any]) -> dict[str, Any]:
+    """What sizing reached (``precision`` given): the precision and budget asked for, the
+    games per arm played, the achieved half-width, and why it stopped: ``precision``
+    (reached), ``budget`` (the budget stopped it first) or ``rounds`` (the rounds ran out
+    first; a re-run goes on)."""
+    assert exp.precision is not None and exp.budget is not None
+    half = widest_half_width(metrics[exp.metric])
+    games = min(f.height for f in played.frames.values())
+    cap = budget_games(exp)
+    if half is not None and half <= exp.precision:
+        stopped = "precision"
+    elif games >= cap or half is None:
+        stopped = "budget" if half is not None else "no interval"
+    else:
+        stopped = "rounds"
+    return {
+        "precision": exp.precision,
+        "budget": exp.budget,
+        "first_batch": exp.games,
+        "games": games,
+        "half_width": half,
+        "stopped_by": stopped,
+    }
+
+
+def deal_games(exp: Experiment) -> int:
+    """The games of one whole deal in every arm (the seatings per deal, see
+    :func:`~haggis_sim.runner.seating.games_per_deal`; their least common multiple)."""
+    sizes = [games_per_deal(exp.seats, a.players, len(a.strategies)) for a in exp.arms]
+    return math.lcm(*sizes)
+
+
+def budget_games(exp: Experiment) -> int:
+    """The most games per arm sizing plays: the budget in whole deals (never below the
+    first batch)."""
+    assert exp.budget is not None
+    step = deal_games(exp)
+    return max(exp.games, exp.budget // step * step)
+
+
 def summarize_populations(exp: Experiment, out: Path) -> dict[str, Any]:
     """Per population today's summary (:func:`summarize` of :func:`population_experiment`
     over ``out/<population>``), then per metric the cross-population verdict
@@ -216,9 +276,10 @@ def summarize_populations(exp: Experiment, out: Path) -> dict[str, Any]:
     pops: list[dict[str, Any]] = []
     for pop in exp.populations:
         sub = summarize(population_experiment(exp, pop), out / pop.name)
+        sized = {} if "sizing" not in sub else {"sizing": sub["sizing"]}
         pops.append({"name": pop.name, "games_per_arm": pop.games, "swap": dict(pop.swap),
                      "strategies": list(pop.strategies) if pop.strategies else None,
-                     "summary": sub})  # fmt: skip
+                     **sized, "summary": sub})  # fmt: skip
     named = [(p["name"], p["summary"]) for p in pops]
     out_summary = {
         **_summary_head(exp),

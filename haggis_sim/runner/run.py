@@ -10,6 +10,7 @@ ledger (:mod:`.ledger`), one line per chunk, and verified against the files on r
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
@@ -25,6 +26,7 @@ from ..errors import InputError
 from ..logs import ledger
 from ..logs import schema as logs
 from ..logs.manifest import (
+    GAME_KEYS,
     MANIFEST,
     MANIFEST_FORMAT,
     RESUMABLE_FORMATS,
@@ -387,6 +389,90 @@ def execute(
             for d in made:  # innermost first; a folder another process filled stays
                 with contextlib.suppress(OSError):
                     d.rmdir()
+
+
+def extend(
+    config: RunConfig,
+    run_dir: Path,
+    on_progress: Callable[[int, int], None] | None = None,
+    on_note: Callable[[str], None] | None = None,
+) -> Manifest:
+    """Play the run in ``run_dir`` on to ``config.games`` games; return the final manifest.
+
+    A finished or interrupted run is extended, never replayed: every game id below the
+    recorded count is kept as logged (verified as on resume), and the games from the old
+    count on are played in new chunks. Since a game depends only on (run seed, game id) --
+    its deal is ``game id // seatings per deal`` (:mod:`.seating`) -- the result is the
+    run a fresh ``execute`` of ``config.games`` games would have written, game for game
+    and row for row; only part boundaries, the manifest's timestamps and its command may
+    differ. An extension that ends inside a deal of rotated seats is still that fresh run
+    (the rest of the deal is simply not played yet); callers that want whole deals round
+    ``games`` themselves.
+
+    Only ``games`` may grow: every other setting that decides the games (strategies,
+    rules, seed, seats, move logging) must equal the recorded one, and fewer games than
+    recorded are refused (RunError, nothing changed); :data:`RESUME_KEYS` are taken from
+    ``config`` as on resume. A separate function rather than ``execute(resume=True)``
+    with a larger count, because ``run --resume`` passes no game count and must never
+    grow a run by accident. The manifest, with the new count and its digest and status
+    ``running``, is replaced atomically under the run's lock before any new game is
+    played; an extension interrupted after that is an ordinary unfinished run of the new
+    count (``run --resume``, or ``extend`` again, completes it).
+    """
+    say = on_note or (lambda _m: None)
+    _extended_manifest(config, run_dir)  # refuse before locking: nothing is touched
+    check_backend(config.backend)
+    try:
+        held = lock.RunLock(run_dir)
+    except OSError as exc:
+        raise RunError(f"cannot write the run folder {run_dir}: {exc.strerror or exc}") from None
+    try:
+        manifest = _extended_manifest(config, run_dir)  # again: the latest, under the lock
+        try:
+            write_manifest(run_dir, manifest)
+        except OSError as exc:
+            raise RunError(f"cannot write {run_dir / MANIFEST}: {exc.strerror or exc}") from None
+        return _execute_locked(resumed_config(run_dir, config), run_dir, True, on_progress, say)
+    finally:
+        held.release()
+
+
+def _extended_manifest(config: RunConfig, run_dir: Path) -> Manifest:
+    """The manifest of the run in ``run_dir`` grown to ``config.games`` games (unchanged
+    if it has that many); RunError if any other game-deciding setting differs, or if
+    ``config`` asks for fewer games than the run has."""
+    manifest = load_manifest(run_dir)
+    stored = verified_config(run_dir, manifest)
+    _, strategies = config.validate()
+    asked = replace(config, strategies=tuple(s.spec for s in strategies)).as_dict()
+    have = stored.as_dict()
+    for key in GAME_KEYS:
+        if key != "games" and _canon(asked[key]) != _canon(have[key]):
+            raise RunError(
+                f"{run_dir} was played with another {key} ({have[key]!r}, not "
+                f"{asked[key]!r}); only the number of games of a run can grow: start a new run"
+            )
+    if config.games < stored.games:
+        raise RunError(
+            f"{run_dir} has {stored.games:,} games; it cannot be cut to {config.games:,} "
+            "(a run only grows)"
+        )
+    if config.games == stored.games:
+        return manifest
+    settings = replace(stored, games=config.games)
+    return replace(
+        manifest,
+        config=settings,
+        config_digest=settings.digest(),
+        games=config.games,
+        status="running",
+        finished=None,
+    )
+
+
+def _canon(value: Any) -> str:
+    """A setting as canonical JSON (key order and tuples vs lists do not count)."""
+    return json.dumps(value, sort_keys=True, default=list)
 
 
 def resumed_config(run_dir: Path, config: RunConfig) -> RunConfig:

@@ -38,7 +38,7 @@ def test_every_key_is_named_in_the_unknown_key_sentence(model: type) -> None:
     [
         ("gmaes = 10\nzz = 1\n", "unknown key 'gmaes'; allowed keys: name, question, games, "
          "seed, players, rules, rule, strategies, seats, metric, goal, entry, also, log_moves, "
-         "chunk_size, arms, grid, populations, studies"),
+         "chunk_size, precision, budget, arms, grid, populations, studies"),
         ("seed = true\n", "key 'seed' must be int, got True"),
         ("players = '2'\n", "'players' must be 2 or 3, got '2'"),
         ("seats = 1\n", "'seats' must be rotate or fixed, got 1"),
