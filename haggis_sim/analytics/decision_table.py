@@ -117,7 +117,7 @@ class Cross:
 
     def key(self, row: dict[str, Any]) -> tuple[int, str]:
         """The cell of a position (its features ``row``): order (mixed radix) and label."""
-        bins = [f.bin(row[f.column]) for f in self.parts]
+        bins = [f.bin(row[f.column]) if f.column else (0, "all") for f in self.parts]
         order = 0
         for (i, _), size in zip(bins, self.sizes(), strict=True):
             order = order * size + i
