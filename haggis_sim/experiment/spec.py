@@ -448,6 +448,6 @@ def parse_studies(
                 study.min_per_bin,
                 study.value,
                 study.prior,
-            )  # fmt: skip
+            )
         )
     return tuple(specs)

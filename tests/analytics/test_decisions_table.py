@@ -65,10 +65,13 @@ def test_all_positions_is_reweighted_to_the_strata_shares() -> None:
 
 
 def test_a_bin_inside_one_stratum_keeps_its_plain_interval() -> None:
+    """The bin is part of one stratum (which holds other bins' positions too): its
+    positions are a random sample of the bin, so no reweighting or domain variance."""
     rng = np.random.default_rng(3)
     a = _bombs(8, rng, bomb_wilds=0, stratum=0, weight=5.0)
-    b = _bombs(9, rng, bomb_wilds=2, stratum=1, weight=1.0)
-    frame = _frame(a, b)
+    a2 = _bombs(6, rng, bomb_wilds=2, stratum=0, weight=5.0)
+    b = _bombs(9, rng, bomb_wilds=3, stratum=1, weight=1.0)
+    frame = _frame(a, a2, b)
     table = decision_table.summarize("bombs", frame)
     row = table.filter(pl.col("factor") == "wilds the bomb spends", pl.col("bin") == "no wild")
     plain = paired_mean_ci(frame["value_diff"].to_numpy()[:8])
