@@ -44,8 +44,11 @@ from scipy import stats as sps
 
 from ..stats import paired_mean_ci, wilson
 
-#: a feature's range in an :class:`Advice`: [low, high], None where the bin is open
-Range = list[float | None]
+#: a feature's range in an :class:`Advice`: [low, high], both ends included
+Range = list[float]
+#: the bound of an open end (a bin "9+" is [9, OPEN], "behind by 50+" [-OPEN, -50]):
+#: finite, so a record is plain JSON and every range reads low <= x <= high
+OPEN = 1e9
 
 
 @dataclass(frozen=True)
@@ -79,15 +82,19 @@ class Factor:
         return " " + self.phrase.format(bin=label) if self.phrase else " (all positions)"
 
     def conditions(self, order: int) -> dict[str, Range]:
-        """Bin ``order`` as ``{column: [low, high]}``: counts inclusive at both ends (None:
-        open), shares ``low <= x < high`` (the top bin up to 1 inclusive)."""
+        """Bin ``order`` as ``{column: [low, high]}``, both ends included (:data:`OPEN`
+        where the bin has no bound). A share's bin ``[a, b)`` reads ``[a, b⁻]``, ``b⁻``
+        the largest float below ``b`` (the top bin up to 1), so it is inclusive too."""
         if self.column is None:
             return {}
+        last = order == len(self.edges)
         if self.share:
             lo = 0.0 if order == 0 else self.edges[order - 1]
-            return {self.column: [lo, self.edges[order] if order < len(self.edges) else 1.0]}
-        low = self.start if order == 0 else self.edges[order - 1] + 1
-        return {self.column: [low, self.edges[order] if order < len(self.edges) else None]}
+            hi = 1.0 if last else float(np.nextafter(self.edges[order], 0.0))
+            return {self.column: [lo, hi]}
+        first = -OPEN if self.start is None else self.start
+        low = first if order == 0 else self.edges[order - 1] + 1
+        return {self.column: [float(low), OPEN if last else float(self.edges[order])]}
 
     def _label(self, lo: float, hi: float) -> str:
         if self.share:
@@ -297,16 +304,17 @@ def bin_mean_ci(
 class Advice:
     """One guidance line as a record a player can follow (JSON in ``summary.json``).
 
-    ``conditions`` is the bin: feature column -> [low, high] (see :meth:`Factor.conditions`;
-    None: open); ``advice`` is "bomb" / "do not bomb", for bets "bet" (``bet`` the value,
-    under ``settlement``) / "no bet", None where the line gives none (no clear answer, too
+    ``bin`` is the bin as conditions: feature column -> [low, high], both ends included
+    (see :meth:`Factor.conditions`; :data:`OPEN` for no bound), ``label`` its words;
+    ``advice`` is "bomb" / "do not bomb", for bets "bet" (``bet`` the value, under
+    ``settlement``) / "no bet", None where the line gives no advice (no clear answer, too
     few positions). The value difference and its interval are in the search's reward.
     """
 
     kind: str
     factor: str
-    bin: str
-    conditions: dict[str, Range]
+    label: str
+    bin: dict[str, Range]
     advice: str | None
     bet: int | None
     settlement: str | None
@@ -337,8 +345,8 @@ def advice(kind: str, table: pl.DataFrame, min_per_bin: int = 0) -> list[Advice]
             Advice(
                 kind=kind,
                 factor=row["factor"],
-                bin=row["bin"],
-                conditions=factor.conditions(row["bin_order"]),
+                label=row["bin"],
+                bin=factor.conditions(row["bin_order"]),
                 advice=_advice(kind, claim),
                 bet=row["bet"],
                 settlement=row["settlement"],

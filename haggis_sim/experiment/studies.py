@@ -87,7 +87,7 @@ def run_studies(
 
 def _record(advice: Any) -> dict[str, Any]:
     """An :class:`~haggis_sim.analytics.decision_table.Advice` as JSON holds it."""
-    return {k: _cell(v) if not isinstance(v, dict) else v for k, v in asdict(advice).items()}
+    return {k: v if isinstance(v, dict) else _cell(v) for k, v in asdict(advice).items()}
 
 
 def _cell(v: Any) -> Any:

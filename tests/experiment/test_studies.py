@@ -93,7 +93,9 @@ def test_a_study_runs_after_the_arms_and_lands_in_every_output(tmp_path: Path) -
     assert "the default mcts search (value=game, prior=learned)" in study["search"]
     assert study["search"] in study["population"]  # the page and summary.md show it
     assert [a["text"] for a in study["advice"]] == study["guidance"]
-    assert all(a["kind"] == "bets" and "conditions" in a for a in study["advice"])
+    assert all(a["kind"] == "bets" and isinstance(a["bin"], dict) for a in study["advice"])
+    saved = json.loads((out / "summary.json").read_text())["studies"][0]["advice"]
+    assert saved == study["advice"] and saved[0]["bin"] == {}  # all positions: no condition
     table = pl.read_csv(out / study["file"])
     assert table.height == len(study["rows"]) > 0
     assert json.loads((out / "summary.json").read_text())["studies"][0]["file"] == study["file"]
