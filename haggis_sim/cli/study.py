@@ -21,6 +21,31 @@ if TYPE_CHECKING:
     from ..analytics.decisions import Study
 
 KINDS = ("bombs", "bets")  # as haggis_sim.analytics.decisions.KINDS, without importing it
+# the search and sampling options (defaults: StudySettings's, the default mcts search)
+MinPerBin = Annotated[
+    int,
+    typer.Option(
+        "--min-per-bin",
+        help="Positions each cell of the deciding factors' crossing should hold: "
+        "sampling goes on through the run until they do (0: uniform sampling).",
+    ),
+]
+Value = Annotated[
+    str,
+    typer.Option(
+        "--value",
+        help="The search's reward: game (the chance of winning the game, as the default "
+        "mcts) or round (the round's squashed margin).",
+    ),
+]
+Prior = Annotated[
+    str,
+    typer.Option(
+        "--prior",
+        help="How a bomb's best alternatives are chosen: learned (the default mcts's root "
+        "search with the learned prior) or none (equal samples each).",
+    ),
+]
 
 
 def study(
@@ -32,14 +57,7 @@ def study(
             "--positions", help="The most positions to score (the cap; at most 1,000,000)."
         ),
     ] = 600,
-    min_per_bin: Annotated[
-        int,
-        typer.Option(
-            "--min-per-bin",
-            help="Positions each cell of the deciding factors' crossing should hold: "
-            "sampling goes on through the run until they do (0: uniform sampling).",
-        ),
-    ] = 30,
+    min_per_bin: MinPerBin = 30,
     samples: Annotated[
         int,
         typer.Option(
@@ -50,22 +68,8 @@ def study(
     seed: Annotated[
         int, typer.Option("--seed", help="Picks positions and analysis deals (0 to 2**64 - 1).")
     ] = 0,
-    value: Annotated[
-        str,
-        typer.Option(
-            "--value",
-            help="The search's reward: game (the chance of winning the game, as the default "
-            "mcts) or round (the round's squashed margin).",
-        ),
-    ] = "game",
-    prior: Annotated[
-        str,
-        typer.Option(
-            "--prior",
-            help="How a bomb's best alternatives are chosen: learned (the default mcts's root "
-            "search with the learned prior) or none (equal samples each).",
-        ),
-    ] = "learned",
+    value: Value = "game",
+    prior: Prior = "learned",
     out: Annotated[
         Path | None,
         typer.Option("--out", help="Write the per-position table to a .parquet or .csv file."),
@@ -87,14 +91,8 @@ def study(
     from ..analytics.decisions import StudySettings, load_run, run_study
     from ..outputs import write_file_atomically
 
-    settings = StudySettings(
-        positions=positions,
-        samples=samples,
-        seed=seed,
-        value=value,
-        prior=prior,
-        min_per_bin=min_per_bin,
-    )
+    settings = StudySettings(positions, samples, seed, value=value, prior=prior,
+                             min_per_bin=min_per_bin)  # fmt: skip
     try:
         settings.check()
         load_run(run_dir)
