@@ -14,12 +14,11 @@ availability counts, progressive widening, rollouts to the end of the round, as 
 :mod:`strategies.ismcts`), so later decisions of every seat improve as samples grow.
 
 A sample's value is the acting seat's reward, as in mcts (``value="round"``, the default
-here though mcts itself defaults to ``"game"``: a decision's alternatives are compared
-within the round, and the margin reads in points — the round score margin over the best
-other seat squashed to [0, 1],
-``0.5 + 0.5 tanh(margin / 60)``; ``value="game"``: its chance of winning the game from
-the totals after the round, see :func:`strategies.ismcts.game_values`, which for a lone
-round falls back to the margin); the raw round margin in points is reported too. Standard
+of :func:`analyze` for a bare position: the round score margin over the best other seat
+squashed to [0, 1], ``0.5 + 0.5 tanh(margin / 60)``; ``value="game"``, mcts's default and
+the decision studies': its chance of winning the game from the totals after the round,
+see :func:`strategies.ismcts.game_values`, which for a lone round falls back to the
+margin); the raw round margin in points is reported too. Standard
 errors treat the samples as independent (they are not quite: the subtree learns), so read
 them as a guide. Results depend only
 on the observation, the alternatives, the parameters and ``seed``.
@@ -32,6 +31,11 @@ on the observation, the alternatives, the parameters and ``seed``.
 >>> min(values, key=values.get)  # passing lets seat 1 lead its last card and go out
 'seat 0 passes'
 
+:func:`root_visits` runs instead the play-time search of the default ``mcts`` (PUCT at
+the root with the shipped learned model as prior, :func:`strategies.ismcts.search_root`)
+and returns each root move's visits and prior: which moves that search would consider,
+for a study that must *choose* among many alternatives the way the strongest player does.
+
 Each alternative also reports ``first_out``, the share of its samples in which the acting
 seat went out first. :func:`compare` scores alternatives against a baseline on the same
 deals and gives each difference an exact paired standard error; :data:`NO_BET`, "do not
@@ -40,6 +44,7 @@ bet now, play on", may be analyzed against the bets wherever the seat may bet.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -54,6 +59,9 @@ from . import ismcts
 
 ROLLOUTS = {"random": ismcts.ROLLOUT_RANDOM, "greedy": ismcts.ROLLOUT_GREEDY}
 VALUES = {"game": ismcts.VALUE_GAME, "round": ismcts.VALUE_ROUND}
+#: how a study chooses among many alternatives: "learned", the default mcts's PUCT root
+#: search with the learned prior (:func:`root_visits`), or "none", equal samples for each
+PRIORS = ("learned", "none")
 #: The alternative "do not bet now": no action is applied and the seat's play below it is
 #: searched (the search never bets deeper down). Legal wherever the seat may bet; its
 #: :class:`~haggis_sim.Action` is a bet of value 0 with this code (see :func:`describe`).
@@ -275,3 +283,53 @@ def _stderr(total: float, squares: float, n: int) -> float:
         return 0.0
     var = max(0.0, (squares - total * total / n) / (n - 1))
     return math.sqrt(var / n)
+
+
+@functools.cache
+def _prior_params() -> np.ndarray:
+    """The default mcts's parameter array (its named slots, then the prior model's
+    weights), read once: the model file is loaded and checked the way ``mcts`` loads it."""
+    from .builtin import MctsStrategy
+
+    return MctsStrategy().param_array()
+
+
+def root_visits(
+    position: hs.Round | hs.Game | hs.Observation,
+    iters: int,
+    *,
+    c: float = 0.7,
+    rollout: str = "greedy",
+    value: str = "game",
+    seed: int = 0,
+) -> dict[int, tuple[float, float]]:
+    """The default mcts's root search at ``position``: packed code -> (visits, prior).
+
+    ``iters`` iterations of :func:`strategies.ismcts.search_root` with ``prior=learned``
+    (PUCT over every legal play, the shipped model's softmax as prior; no early stop),
+    from the acting seat's observation only. Every legal play (bets aside) is a key;
+    a move the search never tried has 0 visits and keeps its prior, so callers can rank
+    by (visits, prior) as the search itself would break the tie.
+    """
+    obs = _observation(position)
+    if isinstance(iters, bool) or not isinstance(iters, int) or iters < 1:
+        raise ValueError(f"iters must be a positive whole number, got {iters!r}")
+    if rollout not in ROLLOUTS or value not in VALUES:
+        raise ValueError(
+            f"rollout must be one of {', '.join(ROLLOUTS)}, value of {', '.join(VALUES)}"
+        )
+    params = _prior_params().copy()
+    params[ismcts.M_ITERS] = iters
+    params[ismcts.M_C] = c
+    params[ismcts.M_ROLLOUT] = ROLLOUTS[rollout]
+    params[ismcts.M_VALUE] = VALUES[value]
+    params[ismcts.M_MS] = 0.0
+    buf = np.empty(K.MAX_MOVES, dtype=np.int64)
+    k = K.legal_actions(obs, buf, False)
+    legal = buf[:k].copy()
+    prior = ismcts.root_policy(obs, params[ismcts.PRIOR_BASE :], legal)
+    out_moves, out_visits = ismcts.root_buffers(params)
+    rng = K.new_stream(np.int64(seed))
+    n = ismcts.search_root(obs, params, rng, buf, False, out_moves, out_visits)
+    visits = {int(m): float(v) for m, v in zip(out_moves[:n], out_visits[:n], strict=True)}
+    return {int(m): (visits.get(int(m), 0.0), float(p)) for m, p in zip(legal, prior, strict=True)}

@@ -11,11 +11,53 @@ worth* at the same positions, so the answer is about the game, not about the pla
 habits (though the positions, and the play the search assumes below them, still come
 from a population: :attr:`Study.population` names it).
 
+The search (:class:`StudySettings`): by default today's default ``mcts`` — the reward is
+the chance of winning the game (``value="game"``) and, where a bomb study must *choose*
+the best bomb and the best other play among many, the choice is the default mcts's root
+search with the learned model as prior (``prior="learned"``,
+:func:`strategies.analysis.root_visits`: PUCT, ``samples`` × alternatives iterations, the
+most visited bomb and the most visited other play, the prior breaking ties). The measured
+difference is always forced root children, ``samples`` each (the prior cannot change an
+alternative that is searched anyway); bets are scored as mcts scores them (every bet
+option against not betting, no prior in that search either). ``prior="none"`` chooses
+by equal samples per alternative, ``value="round"`` rewards the squashed round margin.
+
 Sampling (:func:`sample_positions`): deals in a seeded random order, one game per deal
 (games of one deal under rotated seats repeat its hands), every round of that game, at
-most one opportunity per round (chosen at random), until ``positions`` are found. So
-positions are close to independent, and the intervals across positions in
-:mod:`.decision_table` treat them so.
+most one opportunity per round (chosen at random). So positions are close to
+independent, and the intervals across positions in :mod:`.decision_table` treat them so.
+
+Stratified (:func:`run_study`): each opportunity met falls in a cell of the crossing that
+decides (:func:`decision_table.crossing`: bombs — wilds × nearest opponent's cards ×
+trick + bomb points; bets — chance of going out first × the actor's lead) and is scored
+only while its cell holds fewer than ``min_per_bin`` scored positions. Sampling stops
+when every cell of the crossing is full, when the run's opportunities run out, when
+``positions`` positions are scored (the cap), or after looking at ``SCAN_FACTOR`` ×
+``positions`` opportunities. So a study is bounded: at most ``positions`` scorings and
+``SCAN_FACTOR × positions`` cheap looks (a replay; for bets one ``samples``-iteration
+search each, the chance that bins it). ``min_per_bin = 0`` scores every opportunity met
+(uniform sampling, as before). Each position carries its cell (``stratum``) and
+``weight`` = opportunities seen / scored in that cell, from which the table reweights
+rows that span cells (the "all positions" row) to the run's shares. A bomb's cell is
+read before scoring from the bomb with fewest wilds (then fewest points) the seat
+holds; its rows use the bomb actually scored, which is usually the same.
+
+Features (columns of the positions, the bins of the guidance records
+:class:`decision_table.Advice`), all from the acting seat's observation:
+
+- ``bomb_wilds``: the wilds (J, Q, K) among the scored bomb's cards — 0 (a 3-5-7-9
+  rainbow or suited bomb), 2 or 3 (J-Q-K).
+- ``min_opponent_cards``: the fewest cards any opponent still in the round holds (0 if
+  all are out).
+- ``trick_points``: card points of the cards played to the current trick so far;
+  ``bomb_points``: of the bomb's own cards; ``trick_plus_bomb_points``: their sum (the
+  points the bomb would win with the trick), under the rules in force.
+- ``actor_cards``: cards in the acting seat's hand.
+- ``actor_lead``: the acting seat's game score minus the best opponent's, before the
+  round (the scores the observation shows).
+- ``first_out`` (bets): the share of ``samples`` search samples of not betting now (on
+  the ``select`` deals) in which the acting seat goes out first — an estimate the seat
+  can make from its own information.
 
 Scoring without a max-of-noise bias: for bombs the best bomb and the best non-bomb play
 (pass included) are *chosen* on one set of deals (seed ``select``) and their difference
@@ -28,6 +70,7 @@ chance of going out first that bins the position is estimated on the independent
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +82,16 @@ import polars as pl
 import haggis_sim as hs
 from haggis_sim import kernel as K
 from haggis_sim.position import action_from_code
-from strategies.analysis import NO_BET, ROLLOUTS, VALUES, analyze, compare
+from strategies.analysis import (
+    NO_BET,
+    PRIORS,
+    ROLLOUTS,
+    VALUES,
+    Alternative,
+    analyze,
+    compare,
+    root_visits,
+)
 
 from ..engine.record import pack_logged_action
 from ..errors import IllegalAction, InputError
@@ -57,6 +109,8 @@ MAX_SAMPLES = 100_000
 #: was (a few kB), so a million of them stay within a few GB
 MAX_POSITIONS = 1_000_000
 SEED_LIMIT = 2**64  # a study's seed is an unsigned 64-bit number: 0 <= seed < 2**64
+#: a study looks at no more than SCAN_FACTOR x ``positions`` opportunities
+SCAN_FACTOR = 20
 MOVE_ORDER = ("game_id", "round", "turn")
 SELECT, EVALUATE = 0, 1  # the two independent seed streams of a position
 
@@ -65,12 +119,14 @@ SELECT, EVALUATE = 0, 1  # the two independent seed streams of a position
 class StudySettings:
     """What to sample and how hard to look: the parameters a study's numbers depend on."""
 
-    positions: int = 200  # opportunities to sample from the run
+    positions: int = 600  # the cap: at most this many positions scored
     samples: int = 100  # search iterations per alternative, for choosing and for measuring
     seed: int = 0  # picks the positions and the analysis deals: same seed, same study
     c: float = 0.7  # UCB exploration constant of the search below each alternative
     rollout: str = "greedy"
-    value: str = "round"  # the reward: "round" (squashed round margin) or "game"
+    value: str = "game"  # the reward: "game" (chance of winning the game) or "round"
+    prior: str = "learned"  # how a bomb's alternatives are chosen: "learned" or "none"
+    min_per_bin: int = 30  # positions each cell of the crossing should hold (0: uniform)
 
     def check(self) -> None:
         """InputError naming the first setting out of range (:data:`MAX_POSITIONS`,
@@ -81,6 +137,11 @@ class StudySettings:
                 raise InputError(f"{name} must be a positive whole number, got {v!r}")
             if v > most:
                 raise InputError(f"{name} must be at most {most:,}, got {v:,}")
+        m = self.min_per_bin
+        if isinstance(m, bool) or not isinstance(m, int) or not 0 <= m <= MAX_POSITIONS:
+            raise InputError(
+                f"min_per_bin must be a whole number from 0 to {MAX_POSITIONS:,}, got {m!r}"
+            )
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise InputError(f"seed must be a whole number >= 0, got {self.seed!r}")
         if self.seed >= SEED_LIMIT:
@@ -89,12 +150,28 @@ class StudySettings:
             raise InputError(f"rollout must be one of {', '.join(ROLLOUTS)}")
         if self.value not in VALUES:
             raise InputError(f"value must be one of {', '.join(VALUES)}")
+        if self.prior not in PRIORS:
+            raise InputError(f"prior must be one of {', '.join(PRIORS)}")
 
     def describe(self) -> str:
+        """The search and sampling in words: every setting a study's numbers depend on."""
+        default = self.value == "game" and self.prior == "learned"
+        choose = (
+            "the default mcts's root search with the learned prior (PUCT) to choose"
+            if self.prior == "learned"
+            else f"{self.samples} samples per alternative to choose"
+        )
+        sampling = (
+            f"at least {self.min_per_bin} positions per cell where the run has them"
+            if self.min_per_bin
+            else "uniform"
+        )
         return (
-            f"ISMCTS with forced root children, {self.samples} samples per alternative to "
-            f"choose and {self.samples} on independent deals to measure, {self.rollout} "
-            f"rollouts, c={self.c}, value={self.value}, seed {self.seed}"
+            f"{'the default mcts search' if default else 'a search weaker than the default mcts'}"
+            f" (value={self.value}, prior={self.prior}): {choose}, ISMCTS with forced root "
+            f"children, {self.samples} samples per alternative on independent deals to "
+            f"measure, {self.rollout} rollouts, c={self.c}; sampling {sampling}, at most "
+            f"{self.positions} positions; seed {self.seed}"
         )
 
 
@@ -122,6 +199,33 @@ class Study:
     table: pl.DataFrame  # by situation: positions, mean difference, 95% interval, share
     guidance: list[str]
     population: str  # whose positions, which run, which analysis
+    advice: list[decision_table.Advice] = field(default_factory=list)  # guidance as records
+
+
+@dataclass
+class Strata:
+    """Stratified sampling's bookkeeping: per cell, opportunities seen and positions scored."""
+
+    cells: int  # cells in the crossing
+    least: int  # min_per_bin
+    seen: dict[int, int] = field(default_factory=dict)
+    scored: dict[int, int] = field(default_factory=dict)
+
+    def take(self, cell: int) -> bool:
+        """Count an opportunity of ``cell``; whether to score it (its cell is not full)."""
+        self.seen[cell] = self.seen.get(cell, 0) + 1
+        if self.least and self.scored.get(cell, 0) >= self.least:
+            return False
+        self.scored[cell] = self.scored.get(cell, 0) + 1
+        return True
+
+    def full(self) -> bool:
+        """Every cell of the crossing holds ``least`` positions (never, when uniform)."""
+        filled = sum(1 for n in self.scored.values() if n >= self.least)
+        return self.least > 0 and filled == self.cells
+
+    def weight(self, cell: int) -> float:
+        return self.seen[cell] / self.scored[cell]
 
 
 def run_study(
@@ -132,8 +236,10 @@ def run_study(
 ) -> Study:
     """Sample ``kind`` opportunities (``"bombs"`` or ``"bets"``) from ``run_dir`` and score them.
 
-    ``progress(done, total)`` is called after each scored position. Raises InputError
-    for an unknown kind, bad settings, or a run without move logs.
+    Stratified (see the module docstring): an opportunity is scored while its cell holds
+    fewer than ``min_per_bin``; at most ``positions`` are scored. ``progress(done, cap)``
+    is called after each scored position. Raises InputError for an unknown kind, bad
+    settings, or a run without move logs.
     """
     if kind not in KINDS:
         raise InputError(f"unknown study {kind!r}; known: {', '.join(KINDS)}")
@@ -142,24 +248,39 @@ def run_study(
     rules, manifest = load_run(run_dir)
     if kind == "bets" and not rules.bet_values:
         raise InputError(f"run {run_dir} was played with no bets allowed: no bet to study")
-    found = list(sample_positions(run_dir, kind, settings.positions, settings.seed))
+    cross = decision_table.crossing(kind)
+    strata = Strata(math.prod(cross.sizes()), settings.min_per_bin)
+    found: list[Opportunity] = []
     rows: list[dict[str, Any]] = []
-    for i, opp in enumerate(found):
-        score = score_bomb if kind == "bombs" else score_bets
-        for row in score(opp.observation, rules, settings, i):
-            rows.append({**_where(opp, i), **row})
+    looks = settings.positions * SCAN_FACTOR
+    for i, opp in enumerate(sample_positions(run_dir, kind, looks, settings.seed)):
+        keep = chance(opp.observation, settings, i) if kind == "bets" else None
+        cell, _ = cross.key(cell_features(kind, opp.observation, rules, keep))
+        if not strata.take(cell):
+            continue
+        score = score_bets if kind == "bets" else score_bomb
+        for row in score(opp.observation, rules, settings, i, keep):
+            rows.append({**_where(opp, i), "stratum": cell, **row})
+        found.append(opp)
         if progress is not None:
-            progress(i + 1, len(found))
+            progress(len(found), settings.positions)
+        if len(found) >= settings.positions or strata.full():
+            break
     frame = pl.DataFrame(rows, infer_schema_length=None)
+    if frame.height:
+        weights = pl.Series([strata.weight(c) for c in frame["stratum"]], dtype=pl.Float64)
+        frame = frame.with_columns(weight=weights)
     table = decision_table.summarize(kind, frame)
+    advice = decision_table.advice(kind, table, settings.min_per_bin)
     return Study(
         kind=kind,
         run_dir=run_dir,
         settings=settings,
         positions=frame,
         table=table,
-        guidance=decision_table.guidance(kind, table),
-        population=_population(kind, run_dir, manifest, found, settings),
+        guidance=[a.text for a in advice],
+        population=_population(kind, run_dir, manifest, found, settings, strata),
+        advice=advice,
     )
 
 
@@ -175,7 +296,8 @@ def load_run(run_dir: Path) -> tuple[hs.Rules, Manifest]:
 
 
 def sample_positions(run_dir: Path, kind: str, positions: int, seed: int) -> Iterator[Opportunity]:
-    """Up to ``positions`` opportunities of ``kind``, depending only on the run and ``seed``.
+    """Up to ``positions`` opportunities of ``kind``, depending only on the run and ``seed``
+    (a study takes what its strata need from these, in this order).
 
     Deals come in a seeded random order; of each, one game (rotated seats replay a deal's
     hands) is replayed and at most one opportunity per round kept, chosen at random.
@@ -308,6 +430,42 @@ def position_seed(seed: int, index: int, stream: int) -> int:
     return int(state[0] >> np.uint64(1))
 
 
+def cell_features(
+    kind: str, obs: hs.Observation, rules: hs.Rules, keep: Alternative | None = None
+) -> dict[str, Any]:
+    """The features that place an opportunity in a cell of :func:`decision_table.crossing`,
+    before it is scored: for bombs those of the bomb with fewest wilds (then fewest
+    points) the seat holds, for bets the chance ``keep`` of going out first (see
+    :func:`chance`) and the actor's lead."""
+    where = situation(obs, rules)
+    if kind == "bets":
+        assert keep is not None
+        return {**where, "first_out": keep.first_out}
+    arr = obs.array
+    buf = np.empty(K.MAX_MOVES, dtype=np.int64)
+    codes = [int(x) for x in buf[: K.legal_actions(arr, buf, False)]]
+    trick = int(K.card_points(arr, arr[K.S_TRICK_CARDS]))
+    costs = [
+        (_wilds(K.move_cards(c)), trick + int(K.card_points(arr, K.move_cards(c))))
+        for c in codes
+        if K.move_type(c) == K.T_BOMB
+    ]
+    wilds, points = min(costs)
+    return {**where, "bomb_wilds": wilds, "trick_plus_bomb_points": points}
+
+
+def _wilds(cards: int) -> int:
+    """The wilds (J, Q, K) among a move's cards."""
+    return int(cards >> K.FACE_SHIFT).bit_count()
+
+
+def chance(obs: hs.Observation, settings: StudySettings, index: int) -> Alternative:
+    """Not betting now, searched on the ``SELECT`` deals: its ``first_out`` bins a bet
+    position (independent of the ``EVALUATE`` deals that measure the differences)."""
+    (keep,) = analyze(obs, [NO_BET], **_search(settings, index, SELECT))
+    return keep
+
+
 def _search(settings: StudySettings, index: int, stream: int) -> dict[str, Any]:
     """The keyword arguments of :func:`analyze` for one position and seed stream."""
     return {
@@ -347,13 +505,15 @@ def score_bomb(
     rules: hs.Rules,
     settings: StudySettings,
     index: int = 0,
+    keep: Alternative | None = None,
 ) -> list[dict[str, Any]]:
     """The best bomb against the best non-bomb play (pass included), at a bomb opportunity.
 
-    Both are chosen on the ``SELECT`` deals, their difference measured on the independent
-    ``EVALUATE`` deals. Returns one row: the situation, the trick's and the bomb's card
-    points under the rules in force, the wilds the bomb spends, and the difference in
-    value and round margin with paired standard errors.
+    Both are chosen on the ``SELECT`` deals (:func:`_choose`), their difference measured
+    on the independent ``EVALUATE`` deals (``keep`` is unused: bets only). Returns one
+    row: the situation, the trick's and the bomb's card points under the rules in force,
+    the wilds the bomb spends, and the difference in value and round margin with paired
+    standard errors.
     """
     obs = acting_observation(position)
     arr = obs.array
@@ -363,9 +523,9 @@ def score_bomb(
     others = [a for a in plays if a not in bombs]
     if not bombs or obs.top is None:
         raise InputError("not a bomb opportunity: the seat to act must follow and hold a bomb")
-    value = {a.action: a.value for a in analyze(obs, plays, **_search(settings, index, SELECT))}
-    bomb = max(bombs, key=lambda a: value[a])
-    other = max(others, key=lambda a: value[a])
+    rank = _choose(obs, plays, settings, index)
+    bomb = max(bombs, key=rank)
+    other = max(others, key=rank)
     cmp = compare(obs, other, [bomb], **_search(settings, index, EVALUATE))
     diff = cmp.differences[0]
     cards = K.move_cards(bomb.code)
@@ -377,7 +537,7 @@ def score_bomb(
             "trick_points": int(trick),
             "bomb": str(bomb.combo),
             "bomb_points": int(bomb_points),
-            "bomb_wilds": int(cards >> K.FACE_SHIFT).bit_count(),
+            "bomb_wilds": _wilds(cards),
             "trick_plus_bomb_points": int(trick + bomb_points),
             "best_other": str(other),
             "bombs": len(bombs),
@@ -393,16 +553,33 @@ def score_bomb(
     ]
 
 
+def _choose(
+    obs: hs.Observation, plays: list[hs.Action], settings: StudySettings, index: int
+) -> Callable[[hs.Action], tuple[float, ...]]:
+    """How the ``SELECT`` deals rank the plays (higher is better): with ``prior="learned"``
+    by the default mcts's root visits, then its prior; else by each play's value with
+    equal samples."""
+    search = _search(settings, index, SELECT)
+    if settings.prior == "learned":
+        del search["samples"]
+        visits = root_visits(obs, settings.samples * len(plays), **search)
+        return lambda a: visits[a.code]
+    value = {a.action: a.value for a in analyze(obs, plays, **search)}
+    return lambda a: (value[a],)
+
+
 def score_bets(
     position: hs.Round | hs.Game | hs.Observation,
     rules: hs.Rules,
     settings: StudySettings,
     index: int = 0,
+    keep: Alternative | None = None,
 ) -> list[dict[str, Any]]:
     """Every allowed bet against not betting, at a bet opportunity: one row per bet value.
 
     The chance of going out first (from the no-bet alternative) is estimated on the
-    ``SELECT`` deals; the differences are measured on the independent ``EVALUATE`` deals.
+    ``SELECT`` deals (:func:`chance`, or ``keep`` if already estimated there); the
+    differences are measured on the independent ``EVALUATE`` deals.
     """
     obs = acting_observation(position)
     arr = obs.array
@@ -411,7 +588,7 @@ def score_bets(
     buf = np.empty(K.MAX_MOVES, dtype=np.int64)
     codes = buf[: K.legal_actions(arr, buf, True)]
     bets = [action_from_code(obs.seat, int(x)) for x in codes if K.move_type(x) == K.T_BET]
-    (keep,) = analyze(obs, [NO_BET], **_search(settings, index, SELECT))
+    keep = keep or chance(obs, settings, index)
     cmp = compare(obs, NO_BET, bets, **_search(settings, index, EVALUATE))
     common = {
         **situation(obs, rules),
@@ -442,6 +619,7 @@ def _population(
     manifest: Manifest,
     found: list[Opportunity],
     settings: StudySettings,
+    strata: Strata,
 ) -> str:
     """Whose positions these are and how they were analyzed, in one paragraph."""
     what = "bomb opportunities" if kind == "bombs" else "bet opportunities"
@@ -449,7 +627,14 @@ def _population(
     for opp in found:
         counts[opp.strategy] = counts.get(opp.strategy, 0) + 1
     acting = ", ".join(f"{s} {n}" for s, n in sorted(counts.items(), key=lambda x: -x[1]))
-    short = f" (the run has only {len(found)})" if len(found) < settings.positions else ""
+    seen = sum(strata.seen.values())
+    short = f" (the run has only {len(found)})" if seen == len(found) < settings.positions else ""
+    if seen > len(found):
+        full = sum(1 for n in strata.scored.values() if n >= strata.least)
+        short = (
+            f" scored of {seen} met ({full} of the {len(strata.seen)} cells met hold "
+            f"{strata.least}; rows over several cells reweighted to the cells' shares)"
+        )
     rules, config = manifest.rules, manifest.config
     return (
         f"{len(found)} {what}{short} from run {run_dir} "

@@ -21,6 +21,31 @@ if TYPE_CHECKING:
     from ..analytics.decisions import Study
 
 KINDS = ("bombs", "bets")  # as haggis_sim.analytics.decisions.KINDS, without importing it
+# the search and sampling options (defaults: StudySettings's, the default mcts search)
+MinPerBin = Annotated[
+    int,
+    typer.Option(
+        "--min-per-bin",
+        help="Positions each cell of the deciding factors' crossing should hold: "
+        "sampling goes on through the run until they do (0: uniform sampling).",
+    ),
+]
+Value = Annotated[
+    str,
+    typer.Option(
+        "--value",
+        help="The search's reward: game (the chance of winning the game, as the default "
+        "mcts) or round (the round's squashed margin).",
+    ),
+]
+Prior = Annotated[
+    str,
+    typer.Option(
+        "--prior",
+        help="How a bomb's best alternatives are chosen: learned (the default mcts's root "
+        "search with the learned prior) or none (equal samples each).",
+    ),
+]
 
 
 def study(
@@ -29,9 +54,10 @@ def study(
     positions: Annotated[
         int,
         typer.Option(
-            "--positions", help="Opportunities to sample from the run (at most 1,000,000)."
+            "--positions", help="The most positions to score (the cap; at most 1,000,000)."
         ),
-    ] = 200,
+    ] = 600,
+    min_per_bin: MinPerBin = 30,
     samples: Annotated[
         int,
         typer.Option(
@@ -42,6 +68,8 @@ def study(
     seed: Annotated[
         int, typer.Option("--seed", help="Picks positions and analysis deals (0 to 2**64 - 1).")
     ] = 0,
+    value: Value = "game",
+    prior: Prior = "learned",
     out: Annotated[
         Path | None,
         typer.Option("--out", help="Write the per-position table to a .parquet or .csv file."),
@@ -51,17 +79,20 @@ def study(
     """What a bomb, or a bet, would have been worth at positions the run's players faced.
 
     Samples bomb opportunities (following a trick, holding a bomb that beats it) or bet
-    opportunities (a seat's first turn of a round) from the logged games, rebuilds each,
-    and scores the alternatives from the acting seat's information set with the decision
-    analysis (ISMCTS, forced root children). Prints the table by situation with 95%
-    intervals and guidance lines where an interval excludes 0.
+    opportunities (a seat's first turn of a round) from the logged games, stratified so
+    each cell of the deciding factors holds --min-per-bin positions where the run has
+    them, rebuilds each, and scores the alternatives from the acting seat's information
+    set with the default mcts search (value=game, learned prior; ISMCTS, forced root
+    children). Prints the table by situation with 95% intervals and guidance lines where
+    an interval excludes 0 and the bin holds enough positions.
     """
     if kind not in KINDS:
         raise fail(f"unknown study {kind!r}; choose one of {', '.join(KINDS)}")
     from ..analytics.decisions import StudySettings, load_run, run_study
     from ..outputs import write_file_atomically
 
-    settings = StudySettings(positions=positions, samples=samples, seed=seed)
+    settings = StudySettings(positions, samples, seed, value=value, prior=prior,
+                             min_per_bin=min_per_bin)  # fmt: skip
     try:
         settings.check()
         load_run(run_dir)
@@ -142,7 +173,11 @@ def _show(result: Study, seconds: float) -> None:
             _ci(r["better_share"] * 100, r["better_low"] * 100, r["better_high"] * 100, "{:.0f}%"),
         )
     console.print(table)
-    console.print("Guidance (a claim only where the interval excludes 0):", markup=False)
+    console.print(
+        "Guidance (a claim only where the interval excludes 0 and the bin holds "
+        f"{max(2, result.settings.min_per_bin)} positions):",
+        markup=False,
+    )
     for line in result.guidance:
         console.print(f"  {line}", markup=False, highlight=False)
     console.print(f"Population: {result.population}", markup=False, highlight=False)

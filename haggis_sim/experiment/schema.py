@@ -31,7 +31,14 @@ from pydantic import (
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from ..analytics.compare import METRICS
-from ..analytics.decisions import MAX_POSITIONS, MAX_SAMPLES, SEED_LIMIT
+from ..analytics.decisions import (
+    MAX_POSITIONS,
+    MAX_SAMPLES,
+    PRIORS,
+    SEED_LIMIT,
+    VALUES,
+    StudySettings,
+)
 from ..errors import InputError
 from ..presets import PRESETS
 from ..rules import Rules
@@ -46,6 +53,8 @@ class ExperimentError(InputError):
 GOALS = ("max", "min")
 ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=+,-]*")
 STUDY_KINDS = ("bombs", "bets")
+STUDY_VALUES = tuple(VALUES)  # a study's search: its reward, how it chooses (decisions.py)
+STUDY_PRIORS = tuple(PRIORS)
 MARKER = ".haggis-sim-experiment.json"
 # files the experiment writes into its folder (besides the arm runs and report/)
 OWN_FILES = (
@@ -315,7 +324,10 @@ _STUDY_NUMBER = "'{key}' must be a whole number >= 1, got {{value!r}}"
 class StudyTable(Table):
     """One ``[[studies]]`` entry (the arm and population are checked against the others)."""
 
-    SHOWN = ("kind", "arm", "population", "positions", "samples", "seed")
+    SHOWN = (
+        "kind", "arm", "population", "positions", "min_per_bin", "samples", "value", "prior",
+        "seed",
+    )  # fmt: skip
     UNKNOWN = "unknown key {key!r}; known: {keys}"
     SORTED = True
 
@@ -328,11 +340,23 @@ class StudyTable(Table):
     positions: Annotated[
         int, Field(ge=1), _at_most("positions", MAX_POSITIONS),
         Says(_STUDY_NUMBER.format(key="positions")),
-    ] = 200  # fmt: skip
+    ] = StudySettings.positions  # fmt: skip
+    min_per_bin: Annotated[
+        int, Field(ge=0), _at_most("min_per_bin", MAX_POSITIONS),
+        Says("'min_per_bin' must be a whole number >= 0, got {value!r}"),
+    ] = StudySettings.min_per_bin  # fmt: skip
+    value: Annotated[
+        str, _choice(STUDY_VALUES),
+        Says(f"'value' must be one of {', '.join(STUDY_VALUES)}, got {{value!r}}"),
+    ] = StudySettings.value  # fmt: skip
+    prior: Annotated[
+        str, _choice(STUDY_PRIORS),
+        Says(f"'prior' must be one of {', '.join(STUDY_PRIORS)}, got {{value!r}}"),
+    ] = StudySettings.prior  # fmt: skip
     samples: Annotated[
         int, Field(ge=1), _at_most("samples", MAX_SAMPLES),
         Says(_STUDY_NUMBER.format(key="samples")),
-    ] = 100  # fmt: skip
+    ] = StudySettings.samples  # fmt: skip
     seed: Annotated[
         int | None, AfterValidator(_study_seed), Says(_STUDY_NUMBER.format(key="seed"))
     ] = None

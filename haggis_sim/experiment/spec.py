@@ -85,6 +85,9 @@ class StudySpec:
     positions: int
     samples: int
     seed: int
+    min_per_bin: int = 30
+    value: str = "game"
+    prior: str = "learned"
 
     @property
     def label(self) -> str:
@@ -581,6 +584,16 @@ def parse_studies(
                 "from 0 to 2**64 - 1"
             )
         specs.append(
-            StudySpec(study.kind, arm, population, study.positions, study.samples, study_seed)
+            StudySpec(
+                study.kind,
+                arm,
+                population,
+                study.positions,
+                study.samples,
+                study_seed,
+                study.min_per_bin,
+                study.value,
+                study.prior,
+            )
         )
     return tuple(specs)

@@ -11,13 +11,22 @@ The declarations are validated with the rest of the file (:func:`.spec.parse_stu
     kind = "bombs"            # or "bets"
     arm = "late-vs-greedy"    # default: the first arm
     population = "vs-greedy"  # with [[populations]]: default the first
-    positions = 200           # opportunities sampled from the arm's games
+    positions = 600           # the cap: at most this many positions scored
+    min_per_bin = 30          # each cell of the deciding factors' crossing should hold this
     samples = 100             # search iterations per alternative
+    value = "game"            # the search's reward (default mcts's); or "round"
+    prior = "learned"         # a bomb's alternatives chosen with the learned prior; or "none"
+
+The result records the search (``search``: the settings in words, also in the
+population text), and each guidance line both as text and as an ``advice`` record (kind,
+bin as feature conditions, advice, value difference with interval, positions; see
+:class:`haggis_sim.analytics.decision_table.Advice`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +47,18 @@ def run_studies(
 
     results = []
     for spec in specs:
-        say(f"study {spec.label}: {spec.positions} positions, {spec.samples} samples each")
-        settings = StudySettings(positions=spec.positions, samples=spec.samples, seed=spec.seed)
+        say(
+            f"study {spec.label}: at most {spec.positions} positions, {spec.min_per_bin} per "
+            f"cell, {spec.samples} samples each, value={spec.value}, prior={spec.prior}"
+        )
+        settings = StudySettings(
+            positions=spec.positions,
+            samples=spec.samples,
+            seed=spec.seed,
+            value=spec.value,
+            prior=spec.prior,
+            min_per_bin=spec.min_per_bin,
+        )
         study = run_study(spec.kind, arm_dir(spec), settings)
         write(spec.file_name, study.table.write_csv())
         results.append(
@@ -50,15 +69,25 @@ def run_studies(
                 "label": spec.label,
                 "file": spec.file_name,
                 "positions": spec.positions,
+                "min_per_bin": spec.min_per_bin,
                 "samples": spec.samples,
+                "value": spec.value,
+                "prior": spec.prior,
                 "seed": spec.seed,
+                "search": settings.describe(),
                 "guidance": list(study.guidance),
+                "advice": [_record(a) for a in study.advice],
                 "population": study.population,
                 "columns": study.table.columns,
                 "rows": [[_cell(v) for v in row] for row in study.table.rows()],
             }
         )
     return results
+
+
+def _record(advice: Any) -> dict[str, Any]:
+    """An :class:`~haggis_sim.analytics.decision_table.Advice` as JSON holds it."""
+    return {k: v if isinstance(v, dict) else _cell(v) for k, v in asdict(advice).items()}
 
 
 def _cell(v: Any) -> Any:

@@ -255,17 +255,19 @@ def test_guidance_claims_only_where_the_interval_excludes_zero() -> None:
     )[0]
     assert line.startswith("bomb or not (all positions): no clear answer (-0.006 [")
     one = decision_table.guidance("bombs", decision_table.summarize("bombs", _positions([0.5])))
-    assert one[0] == "bomb or not (all positions): no clear answer (only 1 position)"
+    assert one[0] == "bomb or not (all positions): too few positions (1)"
     bets = _positions([0.05, 0.06, 0.04], bet=[15] * 3, settlement=["split"] * 3,
                       first_out=[0.9, 0.2, 0.1])  # fmt: skip
     table = decision_table.summarize("bets", bets)
-    assert table["bin"].to_list() == [  # 20% opens a bin
-        "all", "0–20%", "20–40%", "80–100%", "behind by 50+ points"
+    assert table["bin"].to_list() == [  # 20% opens a bin; then the crossed bins
+        "all", "0–20%", "20–40%", "80–100%", "behind by 50+ points",
+        "0–20%, behind by 50+ points", "20–40%, behind by 50+ points",
+        "80–100%, behind by 50+ points",
     ]  # fmt: skip
     lines = decision_table.guidance("bets", table)
     assert lines[0].startswith("bet 15 (split) (all positions): +0.050 [")
     assert lines[1].startswith("bet 15 (split) or not when the chance of going out first is 0–20%")
-    assert lines[-1].startswith("bet 15 (split) when behind by 50+ points in the game: +0.050 [")
+    assert lines[4].startswith("bet 15 (split) when behind by 50+ points in the game: +0.050 [")
 
 
 def _invoke(*args: str) -> Any:

@@ -67,7 +67,8 @@ def test_every_key_is_named_in_the_unknown_key_sentence(model: type) -> None:
         (POPS + "[[populations]]\nname = 'c'\nswap = 3\n",
          "population 'c': 'swap' must be a table of SPEC = SPEC, got 3"),
         ("[[studies]]\nkind = 'bets'\nzz = 1\naa = 2\n",
-         "study 1: unknown key 'aa'; known: kind, arm, population, positions, samples, seed"),
+         "study 1: unknown key 'aa'; known: kind, arm, population, positions, min_per_bin, "
+         "samples, value, prior, seed"),
         ("[[studies]]\n", "study 1: 'kind' must be one of bombs, bets, got None"),
         ("[[studies]]\nkind = 'bets'\nsamples = true\n",
          "study 1: 'samples' must be a whole number >= 1, got True"),

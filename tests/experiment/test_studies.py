@@ -44,6 +44,12 @@ def parse(text: str):  # type: ignore[no-untyped-def]
         ('[[studies]]\nkind = "bluffs"\n', "'kind' must be one of bombs, bets"),
         ('[[studies]]\nkind = "bets"\narm = "nope"\n', "no arm named 'nope'"),
         ('[[studies]]\nkind = "bets"\nsamples = 0\n', "'samples' must be a whole number"),
+        (
+            '[[studies]]\nkind = "bets"\nmin_per_bin = -1\n',
+            "'min_per_bin' must be a whole number >= 0",
+        ),
+        ('[[studies]]\nkind = "bets"\nvalue = "points"\n', "'value' must be one of game, round"),
+        ('[[studies]]\nkind = "bets"\nprior = "mcts"\n', "'prior' must be one of learned, none"),
         ('[[studies]]\nkind = "bets"\nwhen = 1\n', "unknown key 'when'"),
         ('[[studies]]\nkind = "bets"\npopulation = "x"\n', "'population' needs [[populations]]"),
         ('log_moves = false\n||[[studies]]\nkind = "bets"\n', "needs the arms' move logs"),
@@ -60,8 +66,12 @@ def test_bad_study_declarations_are_refused(extra: str, message: str) -> None:
 def test_study_defaults_and_population_choice() -> None:
     (spec,) = parse(BASE + '[[studies]]\nkind = "bets"\n').studies
     assert (spec.kind, spec.arm, spec.population, spec.positions, spec.samples, spec.seed) == (
-        "bets", "default", None, 200, 100, 3,
+        "bets", "default", None, 600, 100, 3,
     )  # fmt: skip
+    assert (spec.min_per_bin, spec.value, spec.prior) == (30, "game", "learned")  # default mcts
+    text = BASE + '[[studies]]\nkind = "bets"\nmin_per_bin = 0\nvalue = "round"\nprior = "none"\n'
+    (spec,) = parse(text).studies
+    assert (spec.min_per_bin, spec.value, spec.prior) == (0, "round", "none")
     pops = (
         '[[populations]]\nname = "a"\n[[populations]]\nname = "b"\nswap = { greedy = "random" }\n'
     )
@@ -79,6 +89,13 @@ def test_a_study_runs_after_the_arms_and_lands_in_every_output(tmp_path: Path) -
     assert study["kind"] == "bets" and study["arm"] == "eager"
     assert study["guidance"] and all(isinstance(g, str) for g in study["guidance"])
     assert "bet opportunities" in study["population"] and "/eager" in study["population"]
+    assert (study["value"], study["prior"], study["min_per_bin"]) == ("game", "learned", 30)
+    assert "the default mcts search (value=game, prior=learned)" in study["search"]
+    assert study["search"] in study["population"]  # the page and summary.md show it
+    assert [a["text"] for a in study["advice"]] == study["guidance"]
+    assert all(a["kind"] == "bets" and isinstance(a["bin"], dict) for a in study["advice"])
+    saved = json.loads((out / "summary.json").read_text())["studies"][0]["advice"]
+    assert saved == study["advice"] and saved[0]["bin"] == {}  # all positions: no condition
     table = pl.read_csv(out / study["file"])
     assert table.height == len(study["rows"]) > 0
     assert json.loads((out / "summary.json").read_text())["studies"][0]["file"] == study["file"]
