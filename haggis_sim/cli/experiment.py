@@ -33,7 +33,12 @@ def experiment(
 ) -> None:
     """Run a declarative experiment: every arm on the same deals, then a summary with intervals.
 
-    Arms already finished in the output folder are kept; unfinished ones resume.
+    Prints a table per metric (per population), then the verdicts of summary.md: the best
+    arm only where it is separable from every other arm, else the tied arms and about how
+    many more games would resolve them; across populations holds, disagrees or not
+    separable; a ladder's convergence per metric; what sizing to a precision reached.
+    Arms already finished in the output folder are kept; unfinished ones resume, and
+    sized arms are extended, never replayed.
     """
     from rich.console import Console
 
