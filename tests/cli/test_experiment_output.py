@@ -33,21 +33,13 @@ also = ["margin"]
 chunk_size = 12
 log_moves = false
 balance = true
-
-[[arms]]
-name = "default"
-[[arms]]
-name = "eager"
-strategies = ["heuristic:bet=0.3", "random"]
+arms = [{ name = "default" }, { name = "eager", strategies = ["heuristic:bet=0.3", "random"] }]
 """
-POPULATIONS = """
-[[populations]]
-name = "random"
-[[populations]]
-name = "greedy"
-swap = { random = "greedy" }
-precision = 0.05
-budget = 48
+# two rungs: random, then greedy in its place, sized to ±5 points within 48 games per arm
+POPULATIONS = """populations = [
+  { name = "random" },
+  { name = "greedy", swap = { random = "greedy" }, precision = 0.05, budget = 48 },
+]
 """
 LADDER = 'name = "cli-ladder"\nladder = true\n' + HEAD + POPULATIONS
 PLAIN = 'name = "cli-plain"\nprecision = 0.05\nbudget = 48\n' + HEAD
