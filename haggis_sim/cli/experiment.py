@@ -6,12 +6,15 @@ import contextlib
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ..errors import InputError
 from .common import fail
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def _console_width() -> int | None:
@@ -30,20 +33,16 @@ def experiment(
 ) -> None:
     """Run a declarative experiment: every arm on the same deals, then a summary with intervals.
 
-    Arms already finished in the output folder are kept; unfinished ones resume.
+    Prints a table per metric (per population), then the verdicts of summary.md: the best
+    arm only where it is separable from every other arm, else the tied arms and about how
+    many more games would resolve them; across populations holds, disagrees or not
+    separable; a ladder's convergence per metric; what sizing to a precision reached.
+    Arms already finished in the output folder are kept; unfinished ones resume, and
+    sized arms are extended, never replayed.
     """
     from rich.console import Console
-    from rich.table import Table
 
-    from ..analytics.compare import METRICS
-    from ..experiment import (
-        ROW_HEADER,
-        ExperimentError,
-        best_line,
-        load_experiment,
-        result_rows,
-        run_experiment,
-    )
+    from ..experiment import ExperimentError, load_experiment, run_experiment
     from ..report import is_interrupt
     from ..runner.chunk import StrategyActionError
 
@@ -72,31 +71,81 @@ def experiment(
         raise typer.Exit(code=130) from None
     console = Console(width=_console_width())
     console.print(f"[bold]{exp.name}[/bold]: {exp.question}", highlight=False)
-
-    def tables(part: dict[str, Any], where: str) -> None:
-        for metric in part["results"]:
-            title = f"{metric}: {METRICS[metric]}{where}"
-            if metric in ("win_rate", "win_vs_fair", "score", "bet_points"):
-                title += f" (entry #{exp.entry})"
-            table = Table(title=title, title_justify="left")
-            for col in ROW_HEADER:
-                table.add_column(col, justify="left" if col == "arm" else "right")
-            for row in result_rows(part, metric):
-                table.add_row(*row)
-            console.print(table)
-        console.print(best_line(part) + where, highlight=False, markup=False)
-
     if "populations" in summary:  # per population the usual tables, then the verdicts
         for pop in summary["populations"]:
-            tables(pop["summary"], f" — population {pop['name']}")
-        for metric, cross in summary["cross"].items():
-            console.print(f"{metric}: {cross['sentence']}", highlight=False, markup=False)
+            _tables(console, pop["summary"], f" — population {pop['name']}", exp.entry)
     else:
-        tables(summary, "")
+        _tables(console, summary, "", exp.entry)
+    for line in closing_lines(summary, out_dir):
+        console.print(line, highlight=False, markup=False)
     typer.echo(f"{time.perf_counter() - t0:,.1f} s; summary: {out_dir}/summary.md, summary.json")
     typer.echo(f"page: {out_dir}/index.html (the question, the verdict, the forest plot)")
     if "report" in summary:
         typer.echo(f"report: {summary['report']}/index.html")
+
+
+def _tables(console: Console, part: dict[str, Any], where: str, entry: int) -> None:
+    """One population's (or the experiment's) table per metric, then its best-arm line
+    as ``summary.md`` words it (:func:`~haggis_sim.experiment.best_line`)."""
+    from rich.table import Table
+
+    from ..analytics.compare import ENTRY_METRICS, METRICS
+    from ..experiment import ROW_HEADER, best_line, result_rows
+
+    for metric in part["results"]:
+        title = f"{metric}: {METRICS[metric]}{where}"
+        if metric in ENTRY_METRICS:
+            title += f" (entry #{entry})"
+        table = Table(title=title, title_justify="left")
+        for col in ROW_HEADER:
+            table.add_column(col, justify="left" if col == "arm" else "right")
+        for row in result_rows(part, metric):
+            table.add_row(*row)
+        console.print(table)
+    console.print(best_line(part) + where, highlight=False, markup=False)
+
+
+def closing_lines(summary: dict[str, Any], out_dir: Path) -> list[str]:
+    """What the terminal says after the tables, in the summary's own sentences: what
+    sizing to a precision reached (per population), then per metric, the question's
+    first, a ladder's convergence verdict and the verdict across populations; and for a
+    balance experiment where its table is (it is too wide for a terminal)."""
+    from ..experiment.markdown import sizing_line
+
+    metric = summary["metric"]
+    lines = []
+    if "sizing" in summary:
+        lines.append(sizing_line(summary["sizing"], metric))
+    for pop in summary.get("populations", []):
+        if "sizing" in pop:
+            lines.append(f"population {pop['name']}: {sizing_line(pop['sizing'], metric)}")
+    ladder = summary.get("ladder")
+    if ladder:
+        lines.append(f"ladder, weakest rung first: {' → '.join(ladder['rungs'])}")
+    cross = summary.get("cross", {})
+    for m in sorted(cross, key=lambda m: m != metric):  # the question's metric first
+        if ladder:
+            lines.append(f"{m}: {ladder['metrics'][m]['sentence']}")
+        lines.append(f"{m}: {cross[m]['sentence']}")
+    if summary.get("balance"):
+        lines.append(balance_pointer(summary["balance"], out_dir))
+    return lines
+
+
+def balance_pointer(table: dict[str, Any], out_dir: Path) -> str:
+    """Where a balance experiment's table is, and what it holds: it has a column per arm
+    and a row per quantity, too wide for a terminal, so the terminal points to it."""
+    rows = {r["quantity"] for group in table["groups"] for r in group["rows"]}
+    what = (
+        "seat and first-lead edge, comebacks, margin, game length, drama (lead changes; how "
+        "late the winner takes the lead for good)"
+        + (", skill expression and luck share" if "skill_expression" in rows else "")
+    )
+    return (
+        f"balance per rule variant: {what}, each with its interval and its difference from "
+        f"the first arm — see {out_dir}/summary.md or {out_dir}/index.html, section "
+        "'Balance per rule variant'"
+    )
 
 
 COMPARE_MARK = "<!-- written by haggis-sim compare -->"

@@ -27,7 +27,8 @@ MinPerBin = Annotated[
     typer.Option(
         "--min-per-bin",
         help="Positions each cell of the deciding factors' crossing should hold: "
-        "sampling goes on through the run until they do (0: uniform sampling).",
+        "sampling goes on through the run until they do or --positions are scored; a "
+        "smaller bin gives no advice (0: uniform sampling).",
     ),
 ]
 Value = Annotated[
@@ -35,15 +36,16 @@ Value = Annotated[
     typer.Option(
         "--value",
         help="The search's reward: game (the chance of winning the game, as the default "
-        "mcts) or round (the round's squashed margin).",
+        "mcts) or round (the round's squashed margin, as studies did before).",
     ),
 ]
 Prior = Annotated[
     str,
     typer.Option(
         "--prior",
-        help="How a bomb's best alternatives are chosen: learned (the default mcts's root "
-        "search with the learned prior) or none (equal samples each).",
+        help="How a bomb study chooses the best bomb and the best other play: learned (the "
+        "default mcts's root search with the learned prior) or none (equal samples each); "
+        "bet studies score every bet and have nothing to choose.",
     ),
 ]
 
