@@ -43,7 +43,10 @@ read before scoring from the bomb with fewest wilds (then fewest points) the sea
 holds; its rows use the bomb actually scored, which is usually the same.
 
 Features (columns of the positions, the bins of the guidance records
-:class:`decision_table.Advice`), all from the acting seat's observation:
+:class:`decision_table.Advice`), all from the acting seat's observation. Those a record
+can be conditioned on are computed by :mod:`strategies.advice` (``situation_features``,
+``bomb_features``), the functions the ``advised`` strategy follows the records by, so a
+bin means the same in the study and in play:
 
 - ``bomb_wilds``: the wilds (J, Q, K) among the scored bomb's cards — 0 (a 3-5-7-9
   rainbow or suited bomb), 2 or 3 (J-Q-K).
@@ -82,6 +85,7 @@ import polars as pl
 import haggis_sim as hs
 from haggis_sim import kernel as K
 from haggis_sim.position import action_from_code
+from strategies.advice import bomb_features, situation_features
 from strategies.analysis import (
     NO_BET,
     PRIORS,
@@ -444,19 +448,12 @@ def cell_features(
     arr = obs.array
     buf = np.empty(K.MAX_MOVES, dtype=np.int64)
     codes = [int(x) for x in buf[: K.legal_actions(arr, buf, False)]]
-    trick = int(K.card_points(arr, arr[K.S_TRICK_CARDS]))
     costs = [
-        (_wilds(K.move_cards(c)), trick + int(K.card_points(arr, K.move_cards(c))))
-        for c in codes
-        if K.move_type(c) == K.T_BOMB
+        (f["bomb_wilds"], f["trick_plus_bomb_points"])
+        for f in (bomb_features(arr, c) for c in codes if K.move_type(c) == K.T_BOMB)
     ]
     wilds, points = min(costs)
     return {**where, "bomb_wilds": wilds, "trick_plus_bomb_points": points}
-
-
-def _wilds(cards: int) -> int:
-    """The wilds (J, Q, K) among a move's cards."""
-    return int(cards >> K.FACE_SHIFT).bit_count()
 
 
 def chance(obs: hs.Observation, settings: StudySettings, index: int) -> Alternative:
@@ -478,23 +475,27 @@ def _search(settings: StudySettings, index: int, stream: int) -> dict[str, Any]:
 
 
 def situation(obs: hs.Observation, rules: hs.Rules) -> dict[str, Any]:
-    """Features of a position every study records: cards left and scores against the target."""
+    """Features of a position every study records: cards left and scores against the target.
+
+    ``actor_cards``, ``min_opponent_cards`` and ``actor_lead`` are those the ``advised``
+    strategy follows advice by (:func:`strategies.advice.situation_features`): one
+    definition, so a guidance record's bin means the same in the study and in play."""
     seat, n = obs.seat, obs.players
     opponents = [(seat + k) % n for k in range(1, n)]
     sizes = obs.hand_sizes
-    still_in = [sizes[o] for o in opponents if sizes[o] > 0]
+    shared = situation_features(obs)
     target = rules.target_score if rules.game_end == "target" else None
     best_opp = max(obs.scores[o] for o in opponents)
     return {
         "players": n,
         "preset": rules.label,
-        "actor_cards": sizes[seat],
+        "actor_cards": shared["actor_cards"],
         "next_opponent_cards": sizes[opponents[0]],
         "other_opponent_cards": sizes[opponents[1]] if n == 3 else None,
-        "min_opponent_cards": min(still_in) if still_in else 0,
+        "min_opponent_cards": shared["min_opponent_cards"],
         "actor_score": obs.scores[seat],
         "best_opponent_score": best_opp,
-        "actor_lead": obs.scores[seat] - best_opp,
+        "actor_lead": shared["actor_lead"],
         "actor_to_target": None if target is None else target - obs.scores[seat],
         "opponent_to_target": None if target is None else target - best_opp,
     }
@@ -528,17 +529,16 @@ def score_bomb(
     other = max(others, key=rank)
     cmp = compare(obs, other, [bomb], **_search(settings, index, EVALUATE))
     diff = cmp.differences[0]
-    cards = K.move_cards(bomb.code)
-    trick = K.card_points(arr, arr[K.S_TRICK_CARDS])
-    bomb_points = K.card_points(arr, cards)
+    feats = bomb_features(arr, bomb.code)  # the advised strategy's definitions
+    trick = int(K.card_points(arr, arr[K.S_TRICK_CARDS]))
     return [
         {
             **situation(obs, rules),
-            "trick_points": int(trick),
+            "trick_points": trick,
             "bomb": str(bomb.combo),
-            "bomb_points": int(bomb_points),
-            "bomb_wilds": _wilds(cards),
-            "trick_plus_bomb_points": int(trick + bomb_points),
+            "bomb_points": feats["trick_plus_bomb_points"] - trick,
+            "bomb_wilds": feats["bomb_wilds"],
+            "trick_plus_bomb_points": feats["trick_plus_bomb_points"],
             "best_other": str(other),
             "bombs": len(bombs),
             "others": len(others),

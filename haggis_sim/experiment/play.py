@@ -85,7 +85,7 @@ def run_experiment(
     if exp.balance:
         summary["balance"] = balance_table(exp, out)
     with _writing(out):
-        _write_summary(exp, out, marker, summary, say)
+        _write_summary(exp, out, marker, summary, say, jobs)
     if report:
         _write_report(out, [arm_dir for *_, arm_dir in runs], say)
         summary["report"] = str(out / "report")
@@ -171,8 +171,10 @@ def _write_summary(
     marker: dict[str, Any],
     summary: dict[str, Any],
     say: Callable[[str], None],
+    jobs: int = 1,
 ) -> None:
-    """Run the studies (adding their results to ``summary``), then write ``summary.json``,
+    """Run the studies (adding their results to ``summary``; their advice followed in play
+    on ``jobs`` worker processes), then write ``summary.json``,
     ``summary.md`` and, with more than one arm, ``compare.html``."""
     if exp.studies:
         summary["studies"] = run_studies(
@@ -180,6 +182,7 @@ def _write_summary(
             lambda spec: out / spec.population / spec.arm if spec.population else out / spec.arm,
             lambda name, text: write_own(out, marker, name, text),
             say,
+            jobs,
         )
     write_own(out, marker, "summary.json", json.dumps(summary, indent=2, default=json_default))
     write_own(out, marker, "summary.md", summary_markdown(summary))

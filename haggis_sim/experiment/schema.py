@@ -44,6 +44,7 @@ from ..presets import PRESETS
 from ..rules import Rules
 from ..runner.run import MAX_GAMES
 from ..runner.seating import SEAT_MODES
+from .followed import DEFAULT_BASES, DEFAULT_GAMES
 
 
 class ExperimentError(InputError):
@@ -326,7 +327,7 @@ class StudyTable(Table):
 
     SHOWN = (
         "kind", "arm", "population", "positions", "min_per_bin", "samples", "value", "prior",
-        "seed",
+        "seed", "followed_games", "followed_bases",
     )  # fmt: skip
     UNKNOWN = "unknown key {key!r}; known: {keys}"
     SORTED = True
@@ -360,6 +361,14 @@ class StudyTable(Table):
     seed: Annotated[
         int | None, AfterValidator(_study_seed), Says(_STUDY_NUMBER.format(key="seed"))
     ] = None
+    followed_games: Annotated[
+        int, Field(ge=0), _at_most("followed_games", MAX_GAMES),
+        Says("'followed_games' must be a whole number >= 0 (games per base each line with "
+             "advice is followed in play; 0: not tested), got {value!r}"),
+    ] = DEFAULT_GAMES  # fmt: skip
+    followed_bases: Annotated[
+        list[str], Says("'followed_bases' must be a list of strategy specs, got {value!r}")
+    ] = list(DEFAULT_BASES)
 
 
 T = TypeVar("T", bound=Table)

@@ -21,6 +21,7 @@ from strategies import make, parse_spec
 from ..analytics.compare import ENTRY_METRICS, RATE_METRICS
 from ..rules import Rules
 from ..runner.run import MAX_GAMES, RunConfig
+from .followed import DEFAULT_BASES, DEFAULT_GAMES
 from .ladder import tolerances
 from .schema import (
     ARM_NAME,
@@ -88,6 +89,8 @@ class StudySpec:
     min_per_bin: int = 30
     value: str = "game"
     prior: str = "learned"
+    followed_games: int = DEFAULT_GAMES  # per base each line with advice is played; 0: not
+    followed_bases: tuple[str, ...] = DEFAULT_BASES  # the players it is followed around
 
     @property
     def label(self) -> str:
@@ -594,6 +597,32 @@ def parse_studies(
                 study.min_per_bin,
                 study.value,
                 study.prior,
+                study.followed_games,
+                _followed_bases(study.followed_bases, study.followed_games, sw),
             )
         )
     return tuple(specs)
+
+
+def _followed_bases(bases: list[str], games: int, sw: str) -> tuple[str, ...]:
+    """The base players a study's advice is followed around (each one the ``advised``
+    strategy takes, none twice); at least two unless ``followed_games = 0``: advice is
+    only advice if it holds in more than one population."""
+    if games and len(bases) < 2:
+        raise ExperimentError(
+            f"{sw}'followed_bases' must name at least two base players (advice is tested "
+            f"in several populations), got {bases!r}; or set followed_games = 0 to not test "
+            "the advice in play"
+        )
+    seen: dict[str, str] = {}
+    for base in bases:
+        try:
+            spec = make(f"advised:base={base.replace(',', ';')}").values["base"]
+        except ValueError as exc:
+            raise ExperimentError(f"{sw}'followed_bases' {base!r}: {exc}") from None
+        if spec in seen:
+            raise ExperimentError(
+                f"{sw}'followed_bases' names one player twice: {seen[spec]!r} and {base!r}"
+            )
+        seen[spec] = base
+    return tuple(bases)

@@ -16,11 +16,22 @@ The declarations are validated with the rest of the file (:func:`.spec.parse_stu
     samples = 100             # search iterations per alternative
     value = "game"            # the search's reward (default mcts's); or "round"
     prior = "learned"         # a bomb's alternatives chosen with the learned prior; or "none"
+    followed_games = 2000     # games per base each line with advice is followed in play
+    followed_bases = ["heuristic", "learned"]  # at least two (unless followed_games = 0)
 
 The result records the search (``search``: the settings in words, also in the
 population text), and each guidance line both as text and as an ``advice`` record (kind,
 bin as feature conditions, advice, value difference with interval, positions; see
 :class:`haggis_sim.analytics.decision_table.Advice`).
+
+Then every record that gives advice is followed in play (:func:`.followed.follow_records`:
+``advised:base=X`` against ``X`` for each base, paired deals, rotated seats, under the
+studied arm's rules) and gets ``followed``: its verdict and per base the edge in points
+of games won. How the lines are shown follows from it (:func:`guidance_groups`): a line
+is *advice* only where following it wins in some base and loses in none; one that loses
+anywhere is a finding whose advice failed in play, with the failed test; one that
+separates nowhere is "not confirmed in play". With ``followed_games = 0`` the page says,
+in bold, that nothing was tested in play.
 """
 
 from __future__ import annotations
@@ -30,6 +41,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from ..logs.manifest import load_manifest
+from .followed import ADVICE, FAILED, UNCONFIRMED, follow_records
 from .spec import StudySpec
 
 
@@ -38,10 +51,13 @@ def run_studies(
     arm_dir: Callable[[StudySpec], Path],
     write: Callable[[str, str], None],
     say: Callable[[str], None],
+    jobs: int = 1,
 ) -> list[dict[str, Any]]:
     """Run each study over its arm's folder; ``write(name, text)`` stores its CSV table.
+    Then follow its advice in play on ``jobs`` worker processes (0: every core).
 
-    Returns one JSON-ready result per study: its settings, guidance, population and table.
+    Returns one JSON-ready result per study: its settings, guidance (each ``advice``
+    record with its ``followed`` result), population and table.
     """
     from ..analytics.decisions import StudySettings, run_study
 
@@ -61,6 +77,14 @@ def run_studies(
         )
         study = run_study(spec.kind, arm_dir(spec), settings)
         write(spec.file_name, study.table.write_csv())
+        records = [_record(a) for a in study.advice]
+        rules = load_manifest(arm_dir(spec)).rules
+        follows = follow_records(
+            records, spec.followed_bases, spec.followed_games, rules, spec.seed, jobs, say,
+            spec.label,
+        )  # fmt: skip
+        for rec, follow in zip(records, follows, strict=True):
+            rec["followed"] = follow
         results.append(
             {
                 "kind": spec.kind,
@@ -76,7 +100,9 @@ def run_studies(
                 "seed": spec.seed,
                 "search": settings.describe(),
                 "guidance": list(study.guidance),
-                "advice": [_record(a) for a in study.advice],
+                "advice": records,
+                "followed_games": spec.followed_games,
+                "followed_bases": list(spec.followed_bases),
                 "population": study.population,
                 "columns": study.table.columns,
                 "rows": [[_cell(v) for v in row] for row in study.table.rows()],
@@ -98,21 +124,88 @@ def _cell(v: Any) -> Any:
 
 
 def studies_markdown(results: list[dict[str, Any]]) -> list[str]:
-    """Markdown lines for the studies: per study its guidance and its population."""
+    """Markdown lines for the studies: per study, right after its heading, its guidance
+    with what following it in play showed (:func:`guidance_groups`), then its population."""
     if not results:
         return []
     lines = ["## Counterfactual decision studies", ""]
     for r in results:
         lines += [f"### Study: {r['label']}", ""]
-        lines += [f"- {g}" for g in r["guidance"]]
-        lines += ["", f"Population: {r['population']}", "", f"Table: `{r['file']}`.", ""]
+        intro = tested_in_play(r)
+        lines += [f"**{intro}**" if not r.get("followed_games") else intro, ""]
+        for group in guidance_groups(r):
+            lines += [f"{group['title']}:", "", *(f"- {g}" for g in group["lines"]), ""]
+        lines += [f"Population: {r['population']}", "", f"Table: `{r['file']}`.", ""]
     return lines
+
+
+def tested_in_play(result: dict[str, Any]) -> str:
+    """How a study's advice was tested in play, and the rule that makes a line advice; with
+    ``followed_games = 0`` (or a summary from before advice was followed) that it was not."""
+    games = result.get("followed_games") or 0
+    if not games:
+        return (
+            "Not tested in play (followed_games = 0): no line below was followed in play, "
+            "so none of it is advice that has been shown to win."
+        )
+    played = max([_games(rec) for rec in result.get("advice", [])] or [games])
+    return (
+        f"Each line with advice was followed in play: the advised player "
+        f"(advised:base=X) against X itself, on paired deals with rotated seats, "
+        f"{played:,} games per base ({', '.join(result['followed_bases'])}), under the "
+        "studied arm's rules. A line is advice only where following it wins in at least "
+        "one base and loses in none; one that loses in any base is shown as a finding "
+        "with its failed test."
+    )
+
+
+def _games(rec: dict[str, Any]) -> int:
+    follow = rec.get("followed") or {}
+    return int(follow.get("games", 0))
+
+
+def guidance_groups(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """A study's guidance lines grouped by what following them in play showed (``title``,
+    ``lines``; empty groups left out): advice, not confirmed, failed (each line with its
+    followed results), and lines that give no advice (as the study wrote them). Not
+    tested (``followed_games = 0``): one group, the lines as written."""
+    guidance = list(result["guidance"])
+    records = result.get("advice") or []
+    if not result.get("followed_games") or len(records) != len(guidance):
+        return [{"title": "Guidance (not tested in play)", "lines": guidance}]
+    by_status: dict[str, list[str]] = {ADVICE: [], UNCONFIRMED: [], FAILED: [], "none": []}
+    for line, rec in zip(guidance, records, strict=True):
+        follow = rec.get("followed")
+        if not follow or not follow["bases"]:
+            by_status["none"].append(line)
+            continue
+        shown = "; ".join(b["text"] for b in follow["bases"])
+        failed = "failed in play: " if follow["status"] == FAILED else ""
+        by_status[follow["status"]].append(f"{line} — {failed}{shown}")
+    games = max(_games(rec) for rec in records)
+    titles = {
+        ADVICE: "Advice (following it wins in at least one base and loses in none)",
+        UNCONFIRMED: f"Not confirmed in play (not separable at {games:,} games per base)",
+        FAILED: "Findings whose advice failed in play (following it loses in a base: not advice)",
+        "none": "No advice (no clear answer, or too few positions)",
+    }
+    return [{"title": titles[k], "lines": v} for k, v in by_status.items() if v]
 
 
 def studies_for_page(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The studies as the experiment page shows them (its ``studies`` macro): each result
-    with its table's cells as texts (floats to 4 significant digits, no value blank)."""
-    return [{**r, "rows": [[_shown(v) for v in row] for row in r["rows"]]} for r in results]
+    with its table's cells as texts (floats to 4 significant digits, no value blank), how
+    its advice was tested in play (``tested``, ``untested``) and its guidance ``groups``."""
+    return [
+        {
+            **r,
+            "rows": [[_shown(v) for v in row] for row in r["rows"]],
+            "tested": tested_in_play(r),
+            "untested": not r.get("followed_games"),
+            "groups": guidance_groups(r),
+        }
+        for r in results
+    ]
 
 
 def _shown(v: Any) -> str:

@@ -82,7 +82,10 @@ def test_study_defaults_and_population_choice() -> None:
 
 
 def test_a_study_runs_after_the_arms_and_lands_in_every_output(tmp_path: Path) -> None:
-    text = BASE + '[[studies]]\nkind = "bets"\narm = "eager"\npositions = 4\nsamples = 6\n'
+    text = (
+        BASE + '[[studies]]\nkind = "bets"\narm = "eager"\npositions = 4\nsamples = 6\n'
+        "followed_games = 4\n"
+    )
     out = tmp_path / "exp"
     summary = run_experiment(parse(text), out, jobs=1, report=False)
     (study,) = summary["studies"]
@@ -94,6 +97,9 @@ def test_a_study_runs_after_the_arms_and_lands_in_every_output(tmp_path: Path) -
     assert study["search"] in study["population"]  # the page and summary.md show it
     assert [a["text"] for a in study["advice"]] == study["guidance"]
     assert all(a["kind"] == "bets" and isinstance(a["bin"], dict) for a in study["advice"])
+    assert (study["followed_games"], study["followed_bases"]) == (4, ["heuristic", "learned"])
+    for a in study["advice"]:  # followed in play exactly where the line gives advice
+        assert (a["followed"] is None) == (a["advice"] is None), a
     saved = json.loads((out / "summary.json").read_text())["studies"][0]["advice"]
     assert saved == study["advice"] and saved[0]["bin"] == {}  # all positions: no condition
     table = pl.read_csv(out / study["file"])
@@ -101,6 +107,7 @@ def test_a_study_runs_after_the_arms_and_lands_in_every_output(tmp_path: Path) -
     assert json.loads((out / "summary.json").read_text())["studies"][0]["file"] == study["file"]
     md = (out / "summary.md").read_text()
     assert "## Counterfactual decision studies" in md and study["guidance"][0] in md
+    assert "Each line with advice was followed in play" in md
     page = (out / "index.html").read_text()
     assert "Study: bets over eager" in page
     marker = json.loads((out / ".haggis-sim-experiment.json").read_text())

@@ -12,7 +12,6 @@ from redeal import redeal
 
 import haggis_sim as hs
 import strategies
-from haggis_sim.analytics import decisions
 from haggis_sim.engine import layout as L
 from haggis_sim.engine import state as S
 from haggis_sim.runner.chunk import play_chunk
@@ -182,25 +181,6 @@ def test_redealing_hidden_cards_does_not_change_the_advised_decision(advice: str
         assert picks[0] == picks[1], row
         decided += 1
     assert decided == 25 and moved >= 15
-
-
-def test_features_are_the_studies_features() -> None:
-    """situation_features and bomb_features agree with the studies' definitions."""
-    rec = Recording(base="heuristic:bomb=early")
-    games([rec, "heuristic"], 6)
-    settings = decisions.StudySettings(samples=2)
-    checked = 0
-    for obs, legal, _ in rec.log[::5]:
-        theirs = decisions.situation(obs, RULES)
-        assert situation_features(obs) == {k: theirs[k] for k in situation_features(obs)}
-        if obs.top is not None and any(is_bomb(c) for c in legal):
-            (row,) = decisions.score_bomb(obs, RULES, settings)
-            named = {str(hs.position.action_from_code(obs.seat, c).combo): c for c in legal}
-            code = named[row["bomb"]]
-            mine = bomb_features(obs.array, code)
-            assert mine == {k: row[k] for k in mine}
-            checked += 1
-    assert checked >= 2
 
 
 def test_spec_round_trips_through_make() -> None:
