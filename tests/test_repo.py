@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import tomllib
 from pathlib import Path
 
 import polars as pl
@@ -99,7 +100,9 @@ def test_readme_strategy_example_plays_through_the_runner() -> None:
 def test_checked_in_reports_are_complete() -> None:
     """Every shipped experiment has a report whose page references only existing files."""
     names = sorted(p.stem for p in (ROOT / "experiments").glob("*.toml"))
-    assert names == ["betting-thresholds", "bomb-timing", "players-2-vs-3", "scoring-rules"]
+    assert names == [
+        "betting-thresholds", "bomb-timing", "players-2-vs-3", "scoring-rules", "scoring-skill"
+    ]  # fmt: skip
     readme = (ROOT / "README.md").read_text()
     for name in names:
         folder = ROOT / "reports" / name
@@ -110,3 +113,40 @@ def test_checked_in_reports_are_complete() -> None:
             assert (folder / ref).is_file(), (name, ref)
         assert (folder / "summary.md").is_file()
         assert f"reports/{name}" in readme
+
+
+def _shipped_summaries() -> list[tuple[str, dict[str, object]]]:
+    return [
+        (p.parent.name, json.loads(p.read_text()))
+        for p in sorted((ROOT / "reports").glob("*/summary.json"))
+    ]
+
+
+def test_shipped_summaries_come_from_their_experiment_files() -> None:
+    """Each shipped summary was made from the experiment file as it stands: the copy in
+    the report folder is the file, and every declared population and study is in it (a
+    report built from an older file, e.g. before the strength ladders, fails here)."""
+    for name, summary in _shipped_summaries():
+        text = (ROOT / "experiments" / f"{name}.toml").read_text()
+        assert (ROOT / "reports" / name / "experiment.toml").read_text() == text, name
+        exp = tomllib.loads(text)
+        pops = [p["name"] for p in summary.get("populations", [])]  # type: ignore[attr-defined]
+        assert pops == [p["name"] for p in exp.get("populations", [])], name
+        assert ("ladder" in summary) == bool(exp.get("ladder")), name
+        assert len(summary.get("studies", [])) == len(exp.get("studies", [])), name  # type: ignore[arg-type]
+
+
+def test_shipped_advice_was_followed_in_play_and_none_loses() -> None:
+    """Every guidance line with advice in reports/ carries its followed-in-play result in
+    at least two bases, including learned; a line shown as advice loses in no base."""
+    studies = [(n, st) for n, s in _shipped_summaries() for st in s.get("studies", [])]  # type: ignore[attr-defined]
+    assert studies, "the shipped experiments declare studies"
+    for name, study in studies:
+        assert study["followed_games"] >= 2000, name
+        records = [r for r in study["advice"] if r.get("advice")]
+        for rec in records:
+            follow = rec["followed"]
+            bases = [b["base"] for b in follow["bases"]]
+            assert len(bases) >= 2 and any(b.startswith("learned") for b in bases), (name, bases)
+            signs = [b["sign"] for b in follow["bases"]]
+            assert follow["status"] != "advice" or (min(signs) >= 0 and max(signs) > 0), rec

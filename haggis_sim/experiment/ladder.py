@@ -36,7 +36,7 @@ from .separation import Z95, games_to_resolve, interaction
 FAMILY_ALPHA = 0.05  # the chance of calling any arm "moving" when none moves
 RATE_TOLERANCE = 0.015  # ±1.5 points of a rate or a share
 POINT_TOLERANCE = 3.0  # score, margin, bet points: ±3 points of the game's score
-ROUNDS_TOLERANCE = 0.1  # game length: ±0.1 rounds
+ROUNDS_TOLERANCE = 0.1  # game length: ±0.1 rounds; lead changes: ±0.1 a game
 
 
 LADDER_NOTE = (
@@ -51,16 +51,19 @@ VERDICT_KINDS = ("converged", "still moving", "not known")
 
 def default_tolerance(metric: str, players: int) -> float:
     """The tolerance of ``metric`` when the file gives none: ±1.5 points for a rate or a
-    share (``win_vs_fair`` is a rate times ``players``), ±0.1 rounds, ±3 points of score.
+    share (``win_vs_fair`` is a rate times ``players``; ``winner_lead_round`` a share of the
+    game's rounds), ±0.1 rounds or lead changes a game, ±3 points of score.
 
     >>> default_tolerance("win_rate", 2), default_tolerance("win_vs_fair", 3)
     (0.015, 0.045)
+    >>> default_tolerance("winner_lead_round", 3), default_tolerance("lead_changes", 3)
+    (0.015, 0.1)
     """
-    if metric in BINARY_METRICS or metric.startswith("share_"):
+    if metric in BINARY_METRICS or metric.startswith("share_") or metric == "winner_lead_round":
         return RATE_TOLERANCE
     if metric == "win_vs_fair":
         return RATE_TOLERANCE * players
-    if metric == "rounds":
+    if metric in ("rounds", "lead_changes"):
         return ROUNDS_TOLERANCE
     return POINT_TOLERANCE
 

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..logs.manifest import load_manifest
+from ..logs.manifest import config_digest, load_manifest
 from ..runner.run import execute, extend
 from .balance import balance_table
 from .folder import arm_runs, arm_state, check_experiment_out, save_marker, write_own
@@ -192,12 +192,34 @@ def _write_summary(
         write_own(out, marker, "compare.html", compare_page(exp, out))
 
 
+def distinct_runs(arm_dirs: list[Path], say: Callable[[str], None]) -> list[Path]:
+    """``arm_dirs`` with every run that plays the same games as an earlier one left out.
+
+    An arm that no population's swap changes (e.g. heuristic against random, with greedy
+    swapped) plays the same games in every population with the same games per arm; the
+    report counts each run once (it refuses a run given twice), so the copies are said
+    and skipped."""
+    seen: dict[str, Path] = {}
+    keep = []
+    for arm_dir in arm_dirs:
+        digest = config_digest(load_manifest(arm_dir).config.as_dict())
+        if digest in seen:
+            say(f"report: {arm_dir} plays the same games as {seen[digest]}; counted once")
+            continue
+        seen[digest] = arm_dir
+        keep.append(arm_dir)
+    return keep
+
+
 def _write_report(out: Path, arm_dirs: list[Path], say: Callable[[str], None]) -> None:
-    """The HTML report over every arm into ``out/report/``, saying each step as it starts."""
+    """The HTML report over every distinct arm run into ``out/report/``
+    (:func:`distinct_runs`), saying each step as it starts."""
     from ..report import build_report
+
+    runs = distinct_runs(arm_dirs, say)
 
     def step(what: str, done: int, total: int) -> None:
         if done < total:
-            say(f"report over the {len(arm_dirs)} arms: {what} ({done + 1}/{total})")
+            say(f"report over the {len(runs)} arms: {what} ({done + 1}/{total})")
 
-    build_report(arm_dirs, out / "report", "html", force=True, on_step=step)
+    build_report(runs, out / "report", "html", force=True, on_step=step)

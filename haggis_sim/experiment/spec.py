@@ -495,6 +495,9 @@ def parse_populations(
                 f"{plays[strategies]!r}: give it a swap that changes an arm"
             )
         plays[strategies] = name
+        # a swap can make two arms one (early-vs-greedy becomes early-vs-late when the
+        # heuristic replaces greedy): their games would count twice in the report
+        _refuse_identical_arms([pop.apply(arm) for arm in arms], pw)
         out.append(pop)
     return tuple(out)
 

@@ -247,3 +247,75 @@ def test_shipped_experiments_have_an_mcts_population() -> None:
             any(s.startswith("mcts") for a in exp.arms for s in p.apply(a).strategies)
             for p in exp.populations[1:]
         ), f
+
+
+def test_a_swap_that_makes_two_arms_one_is_refused(tmp_path: Path) -> None:
+    """With the heuristic in greedy's place, early-vs-greedy plays early-vs-late's games:
+    refused before anything is played (the report would count those games twice)."""
+    text = """
+name = "t"
+question = "q"
+games = 10
+strategies = ["heuristic:bomb=late", "greedy"]
+metric = "win_rate"
+[[arms]]
+name = "early-vs-greedy"
+strategies = ["heuristic:bomb=early", "greedy"]
+[[arms]]
+name = "early-vs-late"
+strategies = ["heuristic:bomb=early", "heuristic:bomb=late"]
+[[populations]]
+name = "vs-greedy"
+[[populations]]
+name = "vs-heuristic"
+swap = { greedy = "heuristic" }
+"""
+    message = refused(tmp_path, text)
+    assert "population 'vs-heuristic'" in message
+    assert "'early-vs-greedy' and 'early-vs-late' would play identical games" in message
+    load_experiment(write(tmp_path, text.replace('"heuristic" }', '"learned" }')))
+
+
+def test_shipped_experiments_climb_to_learned_and_default_mcts() -> None:
+    """Every shipped ladder's top two rungs are the learned player and the default search
+    (not the weaker mcts the earlier reports were measured with)."""
+    for f in sorted((Path(__file__).resolve().parents[2] / "experiments").glob("*.toml")):
+        exp = load_experiment(f)
+        top = {s for p in exp.populations[-2:] for a in exp.arms for s in p.apply(a).strategies}
+        assert any(s.startswith("learned:model=default") for s in top), f
+        assert "mcts" in {s.split(":")[0] for s in top} and all(
+            "prior=learned" in s and "value=game" in s for s in top if s.startswith("mcts")
+        ), f
+
+
+@pytest.mark.slow
+def test_an_arm_no_swap_changes_is_reported_once(tmp_path: Path) -> None:
+    """heuristic-vs-random has no greedy: with as many games in both populations it plays
+    the same games twice; the report over the arms counts that run once instead of
+    refusing it after every arm was played."""
+    text = """
+name = "t"
+question = "q"
+games = 6
+strategies = ["heuristic", "greedy"]
+metric = "win_rate"
+log_moves = false
+[[arms]]
+name = "vs-greedy"
+[[arms]]
+name = "vs-random"
+strategies = ["heuristic", "random"]
+[[populations]]
+name = "a"
+[[populations]]
+name = "b"
+swap = { greedy = "random:bet=0.5" }
+"""
+    said: list[str] = []
+    out = tmp_path / "out"
+    run_experiment(load_experiment(write(tmp_path, text)), out, jobs=1, log=said.append)
+    assert (out / "report" / "index.html").is_file()
+    copies = [m for m in said if m.startswith("report: ") and "counted once" in m]
+    assert copies == [f"report: {out / 'b' / 'vs-random'} plays the same games as "
+                      f"{out / 'a' / 'vs-random'}; counted once"]  # fmt: skip
+    assert any(m.startswith("report over the 3 arms") for m in said)

@@ -101,15 +101,15 @@ def _summary(name: str) -> dict:
 
 
 def test_experiment_page_escapes_the_question() -> None:
-    summary = _summary("bomb-timing")["populations"][0]["summary"]
+    summary = _summary("betting-thresholds")["populations"][0]["summary"]
     summary["question"] = f"When {EVIL}?"
-    summary["studies"] = _summary("bomb-timing")["studies"]
+    summary["studies"] = _summary("betting-thresholds")["studies"]
     page = experiment_page.experiment_page(summary, "fig-forest.png", None)
     assert_escaped(page, f"When {EVIL}?", f"bomb {EVIL}")
 
 
 def test_population_page_escapes_the_question_and_studies() -> None:
-    page = experiment_page.population_page(_summary("bomb-timing"), {}, "report/index.html")
+    page = experiment_page.population_page(_summary("betting-thresholds"), {}, "report/index.html")
     assert_escaped(page, f"When {EVIL}?", f"bomb {EVIL}")
 
 
