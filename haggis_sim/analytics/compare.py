@@ -541,10 +541,19 @@ def fair_value(metric: str, players: int, seats: int = 1) -> float | None:
     return None
 
 
-def _fmt_edge(metric: str, value: float) -> str:
+def fmt_change(metric: str, value: float) -> str:
+    """A signed difference: rates and shares in percentage points, others as displayed."""
+    if math.isnan(value):
+        return "–"
     if metric in RATE_METRICS:
         return f"{value * 100:+.1f} points"
     return fmt_value(metric, value, signed=True)
+
+
+def fmt_width(metric: str, width: float) -> str:
+    """A half-width or tolerance: ``±1.5 points`` (a rate or share), ``±0.10`` (rounds),
+    ``±0.045`` (win vs fair)."""
+    return "±" + fmt_change(metric, width).lstrip("+")
 
 
 def fair_claim(metric: str, mean: float, low: float, high: float, fair: float) -> str:
@@ -559,8 +568,8 @@ def fair_claim(metric: str, mean: float, low: float, high: float, fair: float) -
             f"({fmt_value(metric, mean)}, 95% {fmt_interval(metric, low, high)})"
         )
     return (
-        f"an edge of {_fmt_edge(metric, mean - fair)} over a fair {fair_text} "
-        f"(95% {_fmt_edge(metric, low - fair)} … {_fmt_edge(metric, high - fair)})"
+        f"an edge of {fmt_change(metric, mean - fair)} over a fair {fair_text} "
+        f"(95% {fmt_change(metric, low - fair)} … {fmt_change(metric, high - fair)})"
     )
 
 

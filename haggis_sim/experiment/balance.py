@@ -25,7 +25,6 @@ per-game metric, so the table repeats the metric estimates exactly. The result g
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +44,9 @@ from ..analytics.compare import (
     same_deals,
 )
 from ..runner.seating import base_entries
+from .separation import num
 from .spec import Arm, Experiment, population_experiment
+from .summary import nan_to_none
 
 
 @dataclass(frozen=True)
@@ -142,24 +143,15 @@ def _cell(q: Quantity, first: Arm, arm: Arm, frames: dict[str, pl.DataFrame]) ->
         cell["fair"] = 1 - fair if q.mirrored and fair is not None else fair
     if q.mirrored:
         est = Estimate(1 - est.mean, 1 - est.high, 1 - est.low, est.n, est.sd)
-    cell |= _json(asdict(est))
+    cell |= nan_to_none(asdict(est))
     if arm is not first and (not q.pairing or pairs_stronger(first)):
         a, b = frames[first.name], frames[arm.name]
         paired = first.players == arm.players and same_deals(a, b)
         d = difference(a, b, col, col, paired)
         if q.mirrored:
             d = Difference(0.0 - d.diff, 0.0 - d.high, 0.0 - d.low, d.n, d.paired)  # no -0.0
-        cell["vs_first"] = _json(asdict(d))
+        cell["vs_first"] = nan_to_none(asdict(d))
     return cell
-
-
-def _json(values: dict[str, Any]) -> dict[str, Any]:
-    """NaN as None (JSON null)."""
-    return {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in values.items()}
-
-
-def _num(value: float | None) -> float:
-    return math.nan if value is None else float(value)
 
 
 def _text(metric: str, cell: dict[str, Any], first: bool) -> str:
@@ -169,14 +161,14 @@ def _text(metric: str, cell: dict[str, Any], first: bool) -> str:
         return "–"
     text = (
         f"{fmt_value(metric, cell['mean'])} "
-        f"[{fmt_interval(metric, _num(cell['low']), _num(cell['high']))}]"
+        f"[{fmt_interval(metric, num(cell['low']), num(cell['high']))}]"
     )
     d = cell["vs_first"]
     if first or d is None:
         return text
     return (
-        f"{text}; Δ {fmt_value(metric, _num(d['diff']), signed=True)} "
-        f"[{fmt_interval(metric, _num(d['low']), _num(d['high']), signed=True)}]"
+        f"{text}; Δ {fmt_value(metric, num(d['diff']), signed=True)} "
+        f"[{fmt_interval(metric, num(d['low']), num(d['high']), signed=True)}]"
     )
 
 

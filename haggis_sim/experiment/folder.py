@@ -54,7 +54,7 @@ def arm_runs(exp: Experiment, out: Path) -> list[tuple[str, Experiment, Arm, Pat
 def arm_state(exp: Experiment, arm: Arm, arm_dir: Path) -> str:
     """``new``, ``done`` or ``resume``; ExperimentError if the folder holds another run.
 
-    Under ``precision`` an arm's games are sized (:mod:`.sizing`), so a run of any count
+    Under ``precision`` an arm's games are sized (:func:`.play.size_arms`), so a run of any count
     from the first batch (``games``) to the ``budget`` is this arm: the sizing loop grows
     it from there. Without, the count must be ``games``."""
     if not (arm_dir / "manifest.json").exists():

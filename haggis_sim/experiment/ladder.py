@@ -30,8 +30,8 @@ from typing import Any
 
 from scipy.stats import norm
 
-from ..analytics.compare import BINARY_METRICS, RATE_METRICS, fmt_interval, fmt_value
-from .separation import Z95, games_to_resolve, interaction
+from ..analytics.compare import BINARY_METRICS, fmt_change, fmt_interval, fmt_value, fmt_width
+from .separation import Z95, games_to_resolve, interaction, num
 
 FAMILY_ALPHA = 0.05  # the chance of calling any arm "moving" when none moves
 RATE_TOLERANCE = 0.015  # ±1.5 points of a rate or a share
@@ -108,20 +108,6 @@ def _answer(row: Mapping[str, Any], single: bool) -> dict[str, Any]:
 
 def _has_value(d: Mapping[str, Any]) -> bool:
     return all(d.get(k) is not None and not math.isnan(d[k]) for k in ("diff", "low", "high"))
-
-
-def fmt_change(metric: str, value: float) -> str:
-    """A signed difference: rates and shares in percentage points, others as displayed."""
-    if math.isnan(value):
-        return "–"
-    if metric in RATE_METRICS:
-        return f"{value * 100:+.1f} points"
-    return fmt_value(metric, value, signed=True)
-
-
-def fmt_tolerance(metric: str, tol: float) -> str:
-    """``±1.5 points`` (a rate or share), ``±0.10`` (rounds), ``±0.045`` (win vs fair)."""
-    return "±" + fmt_change(metric, tol).lstrip("+")
 
 
 def _fmt_answer(metric: str, value: float, single: bool) -> str:
@@ -207,7 +193,7 @@ def _verdict(
     top, second = names[-1], names[-2]
     arms = [r["arm"] for r in pops[0]["summary"]["results"][metric]["rows"]]
     single = len(arms) == 1
-    band = fmt_tolerance(metric, tol)
+    band = fmt_width(metric, tol)
     level = interval_words(z)
     if not moves:
         return "not known", (
@@ -295,13 +281,13 @@ def rung_rows(ladder_metric: Mapping[str, Any], metric: str) -> tuple[list[str],
         row = [arm]
         for c in cells:
             value = (
-                f"{fmt_value(metric, _num(c['mean']))} "
-                f"({fmt_interval(metric, _num(c['low']), _num(c['high']))})"
+                f"{fmt_value(metric, num(c['mean']))} "
+                f"({fmt_interval(metric, num(c['low']), num(c['high']))})"
             )
             d = c["vs_first"]
             delta = "baseline" if i == 0 else (
-                f"Δ {fmt_change(metric, _num(d['diff']))} ({fmt_change(metric, _num(d['low']))}"
-                f" … {fmt_change(metric, _num(d['high']))})"
+                f"Δ {fmt_change(metric, num(d['diff']))} ({fmt_change(metric, num(d['low']))}"
+                f" … {fmt_change(metric, num(d['high']))})"
             )  # fmt: skip
             row.append(f"{value}; {delta}")
         inter = ladder_metric["interactions"].get(arm)
@@ -310,7 +296,3 @@ def rung_rows(ladder_metric: Mapping[str, Any], metric: str) -> tuple[list[str],
         )
         rows.append(row)
     return header, rows
-
-
-def _num(v: float | None) -> float:
-    return math.nan if v is None else float(v)

@@ -21,7 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..logs.manifest import config_digest, load_manifest
+from ..analytics.compare import same_run
+from ..logs.manifest import Manifest, load_manifest
 from ..runner.run import execute, extend
 from .balance import balance_table
 from .folder import arm_runs, arm_state, check_experiment_out, save_marker, write_own
@@ -193,22 +194,22 @@ def _write_summary(
 
 
 def distinct_runs(arm_dirs: list[Path], say: Callable[[str], None]) -> list[Path]:
-    """``arm_dirs`` with every run that plays the same games as an earlier one left out.
+    """``arm_dirs`` with every run that is the same run as an earlier one left out (by
+    :func:`~haggis_sim.analytics.compare.same_run`, the rule the report refuses by).
 
     An arm that no population's swap changes (e.g. heuristic against random, with greedy
     swapped) plays the same games in every population with the same games per arm; the
     report counts each run once (it refuses a run given twice), so the copies are said
     and skipped."""
-    seen: dict[str, Path] = {}
-    keep = []
+    keep: list[tuple[Path, Manifest]] = []
     for arm_dir in arm_dirs:
-        digest = config_digest(load_manifest(arm_dir).config.as_dict())
-        if digest in seen:
-            say(f"report: {arm_dir} plays the same games as {seen[digest]}; counted once")
+        manifest = load_manifest(arm_dir)
+        twin = next((d for d, m in keep if same_run(d, m, arm_dir, manifest)), None)
+        if twin is not None:
+            say(f"report: {arm_dir} plays the same games as {twin}; counted once")
             continue
-        seen[digest] = arm_dir
-        keep.append(arm_dir)
-    return keep
+        keep.append((arm_dir, manifest))
+    return [d for d, _ in keep]
 
 
 def _write_report(out: Path, arm_dirs: list[Path], say: Callable[[str], None]) -> None:

@@ -30,7 +30,8 @@ Z95 = float(norm.ppf(0.975))  # 1.95996...: the half-width of a 95% interval in 
 Z80 = float(norm.ppf(0.80))  # 0.84162...: the power term (a difference found 4 times in 5)
 
 
-def _num(v: Any) -> float:
+def num(v: Any) -> float:
+    """A summary number (None for no value, as JSON holds it) as a float (NaN for none)."""
     return math.nan if v is None else float(v)
 
 
@@ -45,7 +46,7 @@ def sign(d: Mapping[str, Any]) -> int:
     >>> sign({"diff": None, "low": None, "high": None})
     0
     """
-    low, high = _num(d.get("low")), _num(d.get("high"))
+    low, high = num(d.get("low")), num(d.get("high"))
     return 1 if low > 0 else -1 if high < 0 else 0
 
 
@@ -55,7 +56,7 @@ def standard_error(d: Mapping[str, Any]) -> float:
     >>> round(standard_error({"low": -0.0196, "high": 0.0196}), 6)
     0.01
     """
-    low, high = _num(d.get("low")), _num(d.get("high"))
+    low, high = num(d.get("low")), num(d.get("high"))
     if math.isnan(low) or math.isnan(high):
         return math.nan
     return (high - low) / (2 * Z95)
@@ -70,7 +71,7 @@ def interaction(a: Mapping[str, Any], b: Mapping[str, Any], z: float = Z95) -> d
     >>> round(r["diff"], 3), round(r["low"], 3), round(r["high"], 3)
     (0.04, 0.012, 0.068)
     """
-    diff = _num(a.get("diff")) - _num(b.get("diff"))
+    diff = num(a.get("diff")) - num(b.get("diff"))
     se = math.hypot(standard_error(a), standard_error(b))
     return {"diff": diff, "low": diff - z * se, "high": diff + z * se, "se": se}
 
@@ -98,7 +99,7 @@ def games_to_resolve(
     if not se > 0 or games < 1:
         return None
     if half_width is None:
-        diff = abs(_num(d.get("diff")))
+        diff = abs(num(d.get("diff")))
         if not diff > 0:
             return None
         target_se = diff / (Z95 + Z80)

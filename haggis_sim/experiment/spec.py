@@ -59,7 +59,7 @@ class Population:
     strategies (canonical spec -> canonical spec), or with ``strategies`` in place of its
     own (every arm the same players: a rule-variant experiment's stronger entry 0 against
     weaker ones), ``games`` games per arm (with ``precision``: the first batch, grown up to
-    ``budget``, see :mod:`.sizing`)."""
+    ``budget``, see :func:`.play.size_arms`)."""
 
     name: str
     games: int

@@ -43,16 +43,17 @@ def json_default(value: Any) -> Any:
     raise TypeError(f"not JSON serializable: {value!r}")
 
 
-def _nan_to_none(d: dict[str, Any]) -> dict[str, Any]:
+def nan_to_none(d: dict[str, Any]) -> dict[str, Any]:
+    """``d`` with NaN values as None (JSON null)."""
     return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in d.items()}
 
 
 def _est(e: Estimate) -> dict[str, Any]:
-    return _nan_to_none(asdict(e))
+    return nan_to_none(asdict(e))
 
 
 def _diff(d: Difference) -> dict[str, Any]:
-    return _nan_to_none(asdict(d))
+    return nan_to_none(asdict(d))
 
 
 def _summary_head(exp: Experiment) -> dict[str, Any]:
@@ -211,7 +212,7 @@ def top_arm(
 
 
 def widest_half_width(result: dict[str, Any]) -> float | None:
-    """The half-width sizing aims to bring down (:mod:`.sizing`), of one metric's result:
+    """The half-width sizing aims to bring down (:func:`.play.size_arms`), of one metric's result:
     the widest 95% half-width among the differences from the first arm (paired where the
     arms played the same deals); with one arm, its level's. None without any interval."""
     rows = result["rows"]

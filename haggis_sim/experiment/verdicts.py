@@ -17,18 +17,13 @@ from strategies import parse_spec
 from ..analytics.compare import (
     ENTRY_METRICS,
     PAIRING_METRICS,
-    RATE_METRICS,
     fair_claim,
     fmt_interval,
     fmt_value,
+    fmt_width,
     no_pairing_note,
 )
-from .separation import interaction, sign
-
-
-def num(v: float | None) -> float:
-    """A summary number (None for no value) as a float (NaN for no value)."""
-    return math.nan if v is None else float(v)
+from .separation import interaction, num, sign
 
 
 def result_rows(summary: dict[str, Any], metric: str) -> list[list[str]]:
@@ -107,8 +102,7 @@ def resolve_text(metric: str, more: dict[str, Any] | None) -> str:
     head = f"not separable at {more['games']:,} games"
     if more.get("more") is None:
         return f"{head} — the observed difference is 0, so no number of games is estimated"
-    hw = float(more["half_width"])
-    width = f"±{hw * 100:.1f} points" if metric in RATE_METRICS else f"±{fmt_value(metric, hw)}"
+    width = fmt_width(metric, float(more["half_width"]))
     return f"{head} — about {more['more']:,} more games per arm would resolve {width}"
 
 
