@@ -75,8 +75,10 @@ def run_experiment(
         if state == "done":
             say(f"arm {label}: finished earlier, kept ({arm_dir})")
             continue
+        # a resume plays on to the recorded count, which sizing may have grown
+        games = load_manifest(arm_dir).games if state == "resume" else sub.games
         say(f"arm {label}: {'resuming' if state == 'resume' else 'playing'} "
-            f"{sub.games:,} games ({', '.join(arm.strategies)}; {arm.rules.label}, "
+            f"{games:,} games ({', '.join(arm.strategies)}; {arm.rules.label}, "
             f"{arm.players} players)")  # fmt: skip
         execute(sub.run_config(arm, jobs), arm_dir, resume=state == "resume")
     for sub, arms in _populations(runs):

@@ -276,3 +276,21 @@ def test_arms_left_at_different_counts_are_paired_again(tmp_path: Path) -> None:
     assert [a["games"] for a in summary["arms"]] == [games, games] and games > 100
     assert summary["sizing"]["stopped_by"] == "precision"
     assert half_width_at(out, ["base", "bet"], games) <= 4.2
+
+
+@pytest_slow
+def test_an_interrupted_extension_says_the_count_it_resumes_to(tmp_path: Path) -> None:
+    """Ctrl-C inside an extension leaves the arm's manifest at the new count, unfinished:
+    the next run resumes it to that count and says so (not the first batch's 60)."""
+    out = tmp_path / "out"
+    run_experiment(load_experiment(write(tmp_path, BASE + ARMS)), out, jobs=1, report=False)
+    exp = load_experiment(write(tmp_path, BASE + "precision = 4.2\n" + ARMS))
+    manifest = json.loads((out / "base" / "manifest.json").read_text())
+    extend(exp.run_config(exp.arms[0], jobs=1, games=120), out / "base")
+    (out / "base" / "manifest.json").write_text(
+        (out / "base" / "manifest.json").read_text().replace('"complete"', '"running"')
+    )
+    assert manifest["games"] == 60
+    said: list[str] = []
+    run_experiment(exp, out, jobs=1, log=said.append, report=False)
+    assert any(s.startswith("arm base: resuming 120 games (") for s in said), said
