@@ -27,15 +27,15 @@ def _label(name: str, params: dict[str, str], keys: list[str]) -> str:
 
 
 def _usual(values: list[str | None]) -> str | None:
-    """The value more than half of the specs hold (None when no value has a majority, or
-    when they all hold it: then the key tells nothing apart)."""
-    value, count = Counter(values).most_common(1)[0]
-    return value if len(values) > count > len(values) / 2 else None
+    """The value more of the specs hold than any other (None on a tie, and when they all
+    hold it: then the key tells nothing apart)."""
+    top = Counter(values).most_common(2)
+    return top[0][0] if len(top) > 1 and top[0][1] > top[1][1] else None
 
 
 def _by_what_differs(parsed: dict[str, tuple[str, dict[str, str]]]) -> dict[str, str]:
     """Each spec's name plus the parameters where it differs from the other specs of that
-    name: from the value most of them hold, or every value of a key without a majority."""
+    name: from the value most of them hold, or every value of a key where values tie."""
     out = {}
     for spec, (name, params) in parsed.items():
         same = [p for n, p in parsed.values() if n == name]
@@ -61,10 +61,11 @@ def short_specs(specs: list[str]) -> dict[str, str]:
     """A short, distinct label per strategy spec, in the order given.
 
     The label is the spec's name plus only the parameters that tell it apart from the
-    other specs of that name: with ``bomb=late`` in most of them, ``heuristic:bomb=early``
-    names the one that bombs early and plain ``heuristic`` the usual one; a key without a
-    majority value is shown in every spec. Where that would not be distinct (specs
-    written differently but parsed alike), the full specs are the labels. Any label still
+    other specs of that name: with ``bomb=late`` in more of them than any other value,
+    ``heuristic:bomb=early`` names the one that bombs early and plain ``heuristic`` the
+    usual one; a key whose most common values tie is shown in every spec. Where that
+    would not be distinct (specs written differently but parsed alike), the full specs
+    are the labels. Any label still
     longer than :data:`MAX_LABEL` characters becomes a letter (A, B, ... in the order
     given), so an axis never holds a wall of parameters; the page's legend table maps
     each label to its full spec.
