@@ -142,6 +142,10 @@ def test_bombs_are_a_row_of_panels_per_pairing_with_whole_number_ticks(
     tables: dict[str, pl.DataFrame],
 ) -> None:
     fig = _draw("bombs", tables)
+    _whole_number_ticks(fig)
+    # few distinct counts (0-3 cards, tricks) is where a default axis ticks at halves
+    narrow = tables["bomb_timing_by_pairing"].filter(pl.col("value") <= 3)
+    _whole_number_ticks(_draw("bombs", {**tables, "bomb_timing_by_pairing": narrow}))
     pairings = tables["bomb_timing_by_pairing"]["pairing"].unique()
     assert len(pairings) == len(PAIRINGS)
     panels = _panels(fig)
@@ -150,6 +154,10 @@ def test_bombs_are_a_row_of_panels_per_pairing_with_whole_number_ticks(
     assert rows == [f"{' vs '.join(p)} share of bombs" for p in PAIRINGS]
     for ax in panels:
         assert len(ax.get_lines()) <= 2  # the pairing's own strategies, nobody else's
+
+
+def _whole_number_ticks(fig: Any) -> None:
+    for ax in _panels(fig):
         lo, hi = ax.get_xlim()
         ticks = [t for t in ax.get_xticks() if lo <= t <= hi]
         assert ticks and all(float(t).is_integer() for t in ticks), ticks
@@ -157,10 +165,9 @@ def test_bombs_are_a_row_of_panels_per_pairing_with_whole_number_ticks(
 
 @pytest.mark.slow
 def test_game_shape_counts_have_whole_number_ticks(tables: dict[str, pl.DataFrame]) -> None:
-    for ax in _panels(_draw("shape", tables)):
-        lo, hi = ax.get_xlim()
-        ticks = [t for t in ax.get_xticks() if lo <= t <= hi]
-        assert ticks and all(float(t).is_integer() for t in ticks), ticks
+    _whole_number_ticks(_draw("shape", tables))
+    narrow = {k: tables[k].filter(pl.col("tricks") <= 3) for k in ("shape_tricks",)}
+    _whole_number_ticks(_draw("shape", {**tables, **narrow}))
 
 
 @pytest.mark.slow
