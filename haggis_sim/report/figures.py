@@ -123,19 +123,11 @@ class Names:
     @classmethod
     def of(cls, tables: Tables) -> Names:
         """The names for a report's tables."""
-        info = tables.get("pairings", pl.DataFrame({"pairing": [], "field": []}))
-        pairings = {
-            n: (field.split(" vs "), rules, players)
-            for n, field, rules, players in info.select("pairing", "field", "rules", "players")
-            .iter_rows()
-        } if len(info) else {}  # fmt: skip
-        specs = [s for t in ("strategies", "points") for s in tables[t]["strategy"].to_list()]
-        specs += [s for field, _, _ in pairings.values() for s in field]
         return cls(
-            short_specs(specs),
+            report_labels(tables),
             len(set(tables["shape"]["rules"].to_list())) > 1,
             len(set(tables["seat"]["players"].to_list())) > 1,
-            pairings,
+            pairing_fields(tables),
         )
 
     def where(self, rules: str, players: int) -> str:
@@ -166,6 +158,23 @@ class Names:
         """The pairing's strategies (short labels) joined by " vs ", with where they played."""
         field, rules, players = self.pairings[pairing]
         return " vs ".join(self.short[s] for s in field) + self.where(rules, players)
+
+
+def pairing_fields(tables: Tables) -> dict[int, tuple[list[str], str, int]]:
+    """Each pairing's specs (in the order given), rules and players, from ``pairings``."""
+    if "pairings" not in tables:
+        return {}
+    info = tables["pairings"].select("pairing", "field", "rules", "players")
+    return {
+        n: (field.split(" vs "), rules, players) for n, field, rules, players in info.iter_rows()
+    }
+
+
+def report_labels(tables: Tables) -> dict[str, str]:
+    """The report's one short label per strategy spec (figures and page alike)."""
+    specs = [s for t in ("strategies", "points") if t in tables for s in tables[t]["strategy"]]
+    specs += [s for field, _, _ in pairing_fields(tables).values() for s in field]
+    return short_specs(specs)
 
 
 Figure = Callable[[Tables, Names], Any]

@@ -17,7 +17,7 @@ import polars as pl
 from .. import __version__
 from ..logs.manifest import Manifest
 from ..pages import render
-from .figures import Names
+from .figures import report_labels
 from .style import COLOURS
 
 
@@ -200,7 +200,7 @@ def page_html(
     and its tables (strategy specs shortened, each linked to its CSV file), and the run
     list at the bottom."""
     notes = empty_notes(tables, manifests) if tables else {}
-    short = Names.of(tables).short if tables else {}
+    short = report_labels(tables) if tables else {}
     sections = [
         {
             "key": key,
