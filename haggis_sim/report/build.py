@@ -7,6 +7,7 @@ and gives a Ctrl-C that DuckDB turned into an error back as a KeyboardInterrupt.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -68,7 +69,12 @@ def run_notices(run_dirs: list[Path], manifests: list[Manifest]) -> list[str]:
 
 Step = Callable[[str, int, int], None]
 """Progress of a report build: ``(what is being done, steps done, steps in all)``."""
-STEPS = len(sections.SECTIONS) + 2  # the sections' queries, the figures, the page and tables
+STEPS = len(sections.SECTIONS) + 3
+"""The sections' queries, the tables per pairing, the figures, the page and tables."""
+
+PER_PAIRING = {"points": "points", "bet_outcomes": "bets", "bomb_timing": "bombs"}
+"""The tables whose rows pool a strategy's games against every opponent it met, and the
+section that makes each: the report also makes them per pairing (``NAME_by_pairing``)."""
 
 
 def build_tables(
@@ -78,7 +84,11 @@ def build_tables(
 ) -> tuple[dict[str, pl.DataFrame], list[int]]:
     """Every section's tables over the runs, and the indices of the runs with games.
 
-    ``on_step`` is called before each section's query (see :data:`Step`)."""
+    Besides the sections' tables: ``pairings`` (one row per pairing, see
+    :func:`pairing_groups`) and the tables of :data:`PER_PAIRING` per pairing
+    (``NAME_by_pairing``, with a ``pairing`` column), so that no figure pools a strategy's
+    games against different opponents. ``on_step`` is called before each section's query
+    (see :data:`Step`)."""
     manifests = manifests if manifests is not None else read_manifests(run_dirs)
     tables: dict[str, pl.DataFrame] = {}
     try:
@@ -93,6 +103,10 @@ def build_tables(
                         tables.update(fn(con))
         finally:
             con.close()
+        if tables:
+            if on_step:
+                on_step("sections per pairing", len(sections.SECTIONS), STEPS)
+            tables.update(pairing_tables(run_dirs, manifests, included, tables))
     except (RuntimeError, duckdb.Error) as exc:
         if is_interrupt(exc):  # DuckDB turns Ctrl-C into an error: give it back as one
             raise KeyboardInterrupt from None
@@ -101,6 +115,62 @@ def build_tables(
             raise damage from None
         raise
     return tables, included
+
+
+def pairing_groups(
+    run_dirs: list[Path], manifests: list[Manifest], included: list[int]
+) -> list[list[int]]:
+    """The runs with games grouped by pairing: same rules and same strategies.
+
+    Every game of a run seats all of its strategies (a run has at most one per seat), so
+    the runs of one group hold exactly the games of that pairing (or field of three)."""
+    groups: dict[tuple[str, frozenset[str]], list[int]] = {}
+    for i in included:
+        m = manifests[i]
+        groups.setdefault((json.dumps(m.rules.as_dict(), sort_keys=True), frozenset(m.specs)),
+                          []).append(i)  # fmt: skip
+    return list(groups.values())
+
+
+def pairing_tables(
+    run_dirs: list[Path],
+    manifests: list[Manifest],
+    included: list[int],
+    tables: dict[str, pl.DataFrame],
+) -> dict[str, pl.DataFrame]:
+    """``pairings`` (``pairing`` number, ``field``: the specs joined by " vs " in the order
+    given, ``rules``, ``players``, ``runs``) and each table of :data:`PER_PAIRING` per
+    pairing: the section run again over each group of runs; with one pairing the pooled
+    table is already that pairing's (no query is repeated)."""
+    groups = pairing_groups(run_dirs, manifests, included)
+    info = pl.DataFrame(
+        {
+            "pairing": list(range(len(groups))),
+            "field": [" vs ".join(dict.fromkeys(manifests[g[0]].specs)) for g in groups],
+            "rules": [manifests[g[0]].rules.label for g in groups],
+            "players": [manifests[g[0]].players for g in groups],
+            "runs": [len(g) for g in groups],
+        }
+    )
+    parts: dict[str, list[pl.DataFrame]] = {name: [] for name in PER_PAIRING}
+    for n, group in enumerate(groups):
+        if len(groups) == 1:
+            made = {name: tables[name] for name in PER_PAIRING}
+        else:
+            con, _ = sections.connect_runs([run_dirs[i] for i in group],
+                                           [manifests[i] for i in group])  # fmt: skip
+            try:
+                made = {}
+                for section in dict.fromkeys(PER_PAIRING.values()):
+                    made.update(sections.SECTIONS[section](con))
+            finally:
+                con.close()
+        for name in PER_PAIRING:
+            parts[name].append(made[name].select(pl.lit(n).alias("pairing"), pl.all()))
+    out = {"pairings": info}
+    for name, frames in parts.items():
+        out[f"{name}_by_pairing"] = pl.concat(frames, how="diagonal_relaxed")
+    return out
 
 
 def damaged_part(run_dirs: list[Path], exc: BaseException) -> DamagedLogError | None:

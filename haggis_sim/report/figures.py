@@ -111,21 +111,23 @@ def forest_figure(panels: list[dict[str, Any]], path: Path) -> None:
 
 @dataclass(frozen=True)
 class Names:
-    """How the figures of one report name strategies: short specs (:func:`short_specs`),
-    plus the rules preset and player count only where the report holds several."""
+    """How the figures of one report name strategies and pairings: short specs
+    (:func:`short_specs`), the rules preset and player count only where the report holds
+    several, and each strategy's series index (one colour per strategy in every figure)."""
 
     short: dict[str, str]
     many_rules: bool
     many_players: bool
+    pairings: dict[int, tuple[list[str], str, int]]  # number -> (specs, rules, players)
 
     @classmethod
     def of(cls, tables: Tables) -> Names:
         """The names for a report's tables."""
-        specs = [s for t in ("strategies", "points") for s in tables[t]["strategy"].to_list()]
         return cls(
-            short_specs(specs),
+            report_labels(tables),
             len(set(tables["shape"]["rules"].to_list())) > 1,
             len(set(tables["seat"]["players"].to_list())) > 1,
+            pairing_fields(tables),
         )
 
     def where(self, rules: str, players: int) -> str:
@@ -138,6 +140,41 @@ class Names:
     def who(self, strategy: str, rules: str, players: int = 0) -> str:
         """A strategy's short label, with where it played when that tells rows apart."""
         return self.short[strategy] + self.where(rules, players)
+
+    def index(self, strategy: str) -> int:
+        """The strategy's series index: its place among the report's specs."""
+        return list(self.short).index(strategy)
+
+    def against(self, strategy: str, pairing: int, what: str = "") -> str:
+        """``A vs B``: the strategy's short label (and ``what`` of it: ``A's bets vs B``),
+        then its opponents in that pairing (``(self-play)`` when it met only itself), with
+        where they played."""
+        field, rules, players = self.pairings[pairing]
+        others = [self.short[s] for s in field if s != strategy]
+        vs = " vs " + " + ".join(others) if others else " (self-play)"
+        return self.short[strategy] + what + vs + self.where(rules, players)
+
+    def pairing(self, pairing: int) -> str:
+        """The pairing's strategies (short labels) joined by " vs ", with where they played."""
+        field, rules, players = self.pairings[pairing]
+        return " vs ".join(self.short[s] for s in field) + self.where(rules, players)
+
+
+def pairing_fields(tables: Tables) -> dict[int, tuple[list[str], str, int]]:
+    """Each pairing's specs (in the order given), rules and players, from ``pairings``."""
+    if "pairings" not in tables:
+        return {}
+    info = tables["pairings"].select("pairing", "field", "rules", "players")
+    return {
+        n: (field.split(" vs "), rules, players) for n, field, rules, players in info.iter_rows()
+    }
+
+
+def report_labels(tables: Tables) -> dict[str, str]:
+    """The report's one short label per strategy spec (figures and page alike)."""
+    specs = [s for t in ("strategies", "points") if t in tables for s in tables[t]["strategy"]]
+    specs += [s for field, _, _ in pairing_fields(tables).values() for s in field]
+    return short_specs(specs)
 
 
 Figure = Callable[[Tables, Names], Any]
@@ -168,39 +205,85 @@ def draw_figures(tables: Tables, folder: Path) -> dict[str, str]:
     return files
 
 
+def integer_ticks(axis: Any) -> None:
+    """Ticks at whole numbers only, for an axis of counts (cards, tricks, rounds)."""
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
+
+
 # --- the figures -------------------------------------------------------------------------------
+
+
+@figure("overview")
+def overview_figure(tables: Tables, names: Names) -> Any:
+    """The figure a designer looks at first: per pairing, how often the first-named
+    strategy wins against the other, with its 95% interval and the number beside it; blue
+    when the interval lies above even, vermillion below, grey when it holds 50%."""
+    from matplotlib.ticker import PercentFormatter
+
+    plt = pyplot()
+    pairs = tables["pairs"]
+    if not len(pairs):
+        return None
+    short = names.short
+    labels = [
+        wrap(f"{short[a]} vs {short[b]}{names.where(r, p)}", 40)
+        for r, p, a, b in zip(pairs["rules"], pairs["players"], pairs["a"], pairs["b"], strict=True)
+    ]
+    rate, low, high = (pairs[c].to_list() for c in ("win_rate_a", "win_low", "win_high"))
+    fig, ax = plt.subplots(figsize=(8, 0.42 * len(pairs) + 1.4))
+    interval_rows(
+        ax,
+        rate,
+        low,
+        high,
+        [verdict_color(lo - 0.5, hi - 0.5) for lo, hi in zip(low, high, strict=True)],
+    )
+    ax.axvline(0.5, color=REFERENCE, lw=0.9, ls="--")
+    for i, (v, lo, hi) in enumerate(zip(rate, low, high, strict=True)):
+        ax.annotate(
+            f"{v:.1%} [{lo:.1%}, {hi:.1%}]",
+            (1.0, i),
+            xycoords=("axes fraction", "data"),
+            xytext=(6, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+        )
+    ax.set_xlim(*span(low, high, [0.5]))
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax.set_yticks(range(len(pairs)), labels)
+    ax.set_ylim(len(pairs) - 0.5, -0.5)
+    ax.set_title("Who wins: the first strategy's share of games against the second")
+    ax.set_xlabel("win rate with its 95% interval (dashed: even)")
+    ax.grid(axis="x", alpha=0.3)
+    return fig
 
 
 @figure("results")
 def results_figure(tables: Tables, names: Names) -> Any:
-    """Win rate and margin per pairing, in the order the strategies were given."""
+    """Score margin per pairing, in the order the strategies were given (the win rates are
+    the overview figure at the top of the page)."""
     plt = pyplot()
     short, pairs = names.short, tables["pairs"]
     if not len(pairs):
         return None
     labels = [
-        wrap(f"{short[a]} vs {short[b]}{names.where(r, p)}", 36)
+        wrap(f"{short[a]} vs {short[b]}{names.where(r, p)}", 40)
         for r, p, a, b in zip(pairs["rules"], pairs["players"], pairs["a"], pairs["b"], strict=True)
     ]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(pairs) + 1.6), sharey=True)
-    low, high = pairs["win_low"].to_list(), pairs["win_high"].to_list()
-    rate = pairs["win_rate_a"].to_list()
-    interval_rows(axes[0], rate, low, high, [PALETTE[0]] * len(rate))
-    axes[0].axvline(0.5, color=REFERENCE, lw=0.9, ls="--", label="even (0.5)")
-    axes[0].set_xlim(*span(low, high, [0.5]))
-    axes[0].set_title("A beats B (share of games, 95% Wilson)")
-    axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), frameon=False)
+    fig, ax = plt.subplots(figsize=(8, 0.42 * len(pairs) + 1.4))
     m = pairs["margin"].fill_nan(None).to_list()
     mlo = pairs["margin_low"].fill_nan(None).to_list()
     mhi = pairs["margin_high"].fill_nan(None).to_list()
-    interval_rows(axes[1], m, mlo, mhi, [PALETTE[1]] * len(m))
-    axes[1].axvline(0.0, color=REFERENCE, lw=0.9, ls="--")
-    axes[1].set_xlim(*span(mlo, mhi, [0.0]))
-    axes[1].set_title("score margin A − B (95% over deals)")
-    axes[0].set_yticks(range(len(pairs)), labels)
-    axes[0].set_ylim(len(pairs) - 0.5, -0.5)
-    for ax in axes:
-        ax.grid(axis="x", alpha=0.3)
+    interval_rows(ax, m, mlo, mhi, [PALETTE[1]] * len(m))
+    ax.axvline(0.0, color=REFERENCE, lw=0.9, ls="--")
+    ax.set_xlim(*span(mlo, mhi, [0.0]))
+    ax.set_title("final score margin, first strategy − second (95% over deals)")
+    ax.set_yticks(range(len(pairs)), labels)
+    ax.set_ylim(len(pairs) - 0.5, -0.5)
+    ax.grid(axis="x", alpha=0.3)
     return fig
 
 
@@ -239,9 +322,11 @@ def seat_lead_figure(tables: Tables, names: Names) -> Any:
 
 @figure("points")
 def points_figure(tables: Tables, names: Names) -> Any:
-    """Points per round by source: one panel per source, an interval per strategy."""
+    """Points per round by source: one panel per source, an interval per strategy and
+    pairing (a strategy's points against one opponent are not pooled with another's)."""
     plt = pyplot()
-    pts = tables["points"]
+    pts = tables["points_by_pairing"]
+    many = len(names.pairings) > 1
     sources = ("going_out", "cards", "bets", "bonus")
     fig, axes = plt.subplots(1, 4, figsize=(12, 0.4 * len(pts) + 1.6), sharey=True)
     for ax, src, color in zip(axes, sources, PALETTE, strict=False):
@@ -256,36 +341,43 @@ def points_figure(tables: Tables, names: Names) -> Any:
         ax.set_xlim(*span(pts[f"{src}_low"].to_list(), pts[f"{src}_high"].to_list(), [0.0]))
         ax.set_title(src.replace("_", " "))
         ax.grid(axis="x", alpha=0.3)
-    axes[0].set_yticks(
-        range(len(pts)),
-        [
-            wrap(names.who(s, r, p), 30)
-            for r, p, s in zip(pts["rules"], pts["players"], pts["strategy"], strict=True)
-        ],
-    )
+    labels = [
+        names.against(s, n) if many else names.who(s, r, p)
+        for n, r, p, s in pts.select("pairing", "rules", "players", "strategy").iter_rows()
+    ]
+    axes[0].set_yticks(range(len(pts)), [wrap(x, 34) for x in labels])
     axes[0].set_ylim(len(pts) - 0.5, -0.5)
     fig.supxlabel("mean points per round (95% interval)", fontsize=9, y=-0.06)
     return fig
 
 
+def panel_grid(plt: Any, n: int, cols: int, width: float, height: float, **kw: Any) -> Any:
+    """``n`` small panels in rows of ``cols`` (the panels past ``n`` switched off)."""
+    cols = max(1, min(n, cols))
+    rows_ = -(-n // cols)
+    fig, axes = plt.subplots(rows_, cols, figsize=(width * cols + 1, height * rows_ + 0.8),
+                             squeeze=False, **kw)  # fmt: skip
+    for ax in axes.flat[n:]:
+        ax.axis("off")
+    return fig, axes
+
+
 @figure("bets")
 def bets_figure(tables: Tables, names: Names) -> Any:
-    """Bet success rate by hand strength at the bet, one panel per strategy, one colour per
-    bet value (small multiples: each strategy's own curve, none hidden behind another)."""
+    """Bet success rate by hand strength at the bet, one panel per strategy and pairing,
+    one colour per bet value (small multiples with a shared y axis: each strategy's own
+    curve against each opponent, none hidden behind another or pooled across opponents)."""
     plt = pyplot()
-    out = tables["bet_outcomes"]
+    out = tables["bet_outcomes_by_pairing"]
     if not len(out):
         return None
     values = sorted(set(out["value"].to_list()))
     buckets = [b for b in STRENGTH_ORDER if b in set(out["strength"].to_list())]
-    groups = list(dict.fromkeys(zip(out["rules"], out["strategy"], strict=True)))
-    cols = min(len(groups), 4)
-    nrows = -(-len(groups) // cols)
-    fig, axes = plt.subplots(nrows, cols, figsize=(3.2 * cols + 1, 2.6 * nrows + 0.8),
-                             squeeze=False, sharey=True)  # fmt: skip
-    for ax, (rules, strat) in zip(axes.flat, groups, strict=False):
+    groups = list(dict.fromkeys(zip(out["pairing"], out["strategy"], strict=True)))
+    fig, axes = panel_grid(plt, len(groups), 4, 3.2, 2.6, sharey=True)
+    for ax, (pairing, strat) in zip(axes.flat, groups, strict=False):
         for vi, value in enumerate(values):
-            t = out.filter((pl.col("value") == value) & (pl.col("rules") == rules)
+            t = out.filter((pl.col("value") == value) & (pl.col("pairing") == pairing)
                            & (pl.col("strategy") == strat))  # fmt: skip
             if not len(t):
                 continue
@@ -300,60 +392,66 @@ def bets_figure(tables: Tables, names: Names) -> Any:
                         label=f"bet {value}",
                         yerr=errors(r, t["success_low"], t["success_high"]))  # fmt: skip
         ax.set_xticks(range(len(buckets)), buckets, rotation=30, fontsize=8)
-        ax.set_title(wrap(names.who(strat, rules), 32), fontsize=9)
+        ax.set_title(wrap(names.against(strat, pairing, "'s bets"), 34), fontsize=9)
         ax.grid(axis="y", alpha=0.3)
-    for ax in axes.flat[len(groups) :]:
-        ax.axis("off")
     for row in axes:
         row[0].set_ylabel("success rate (95% Wilson)")
     axes[0][0].set_ylim(*span(out["success_low"].to_list(), out["success_high"].to_list(), []))
     fig.supxlabel("hand strength at the bet (the heuristic's 0-100 estimate)", fontsize=9)
-    handles: dict[str, Any] = {}
-    for ax in axes.flat:
-        for h, n in zip(*ax.get_legend_handles_labels(), strict=True):
-            handles.setdefault(n, h)
-    labels = sorted(handles, key=lambda n: int(n.split()[1]))
-    fig.legend([handles[n] for n in labels], labels, loc="lower center", frameon=False,
-               bbox_to_anchor=(0.5, 1.0), ncol=len(labels))  # fmt: skip
+    figure_legend(fig, axes, key=lambda n: int(n.split()[1]))
     fig.tight_layout()
     return fig
 
 
+def figure_legend(fig: Any, axes: Any, key: Callable[[str], Any] | None = None) -> None:
+    """One legend above the figure for every series drawn in any of its panels."""
+    handles: dict[str, Any] = {}
+    for ax in axes.flat:
+        for h, n in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(n, h)
+    labels = sorted(handles, key=key) if key else list(handles)
+    fig.legend([handles[n] for n in labels], labels, loc="lower center", frameon=False,
+               bbox_to_anchor=(0.5, 1.0), ncol=min(len(labels), 4))  # fmt: skip
+
+
+BOMB_MEASURES = (
+    ("trick", "trick number"),
+    ("bomber cards left", "cards left in the bomber's hand"),
+    ("opponent cards left", "fewest cards in an opponent's hand"),
+)
+"""The bomb-timing measures: (measure in the table, axis label)."""
+
+
 @figure("bombs")
 def bombs_figure(tables: Tables, names: Names) -> Any:
-    """When bombs are played, as a share of each strategy's bombs (one panel per measure)."""
+    """When bombs are played, as a share of each strategy's bombs: one row of panels per
+    pairing (a line per strategy of that pairing, so two or three lines a panel), one
+    column per measure, whole-number ticks; one colour per strategy throughout."""
     plt = pyplot()
-    timing = tables["bomb_timing"]
+    timing = tables["bomb_timing_by_pairing"]
     if not len(timing):
         return None
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
-    strats = list(dict.fromkeys(timing["strategy"].to_list()))
-    for ax, measure in zip(
-        axes, ("trick", "bomber cards left", "opponent cards left"), strict=True
-    ):
-        sub = timing.filter(pl.col("measure") == measure)
-        for i, strat in enumerate(strats):
-            s = sub.filter(pl.col("strategy") == strat).sort("value")
-            total = max(int(s["bombs"].sum()), 1)
-            ax.plot(
-                s["value"].to_list(),
-                [b / total for b in s["bombs"]],
-                ms=4,
-                **series_style(i),
-                label=names.short[strat],
-            )
+    pairings = list(dict.fromkeys(timing["pairing"].to_list()))
+    fig, axes = plt.subplots(len(pairings), 3, figsize=(12, 1.9 * len(pairings) + 0.9),
+                             squeeze=False, sharex="col", sharey=True)  # fmt: skip
+    for row, pairing in zip(axes, pairings, strict=True):
+        here = timing.filter(pl.col("pairing") == pairing)
+        for ax, (measure, _) in zip(row, BOMB_MEASURES, strict=True):
+            sub = here.filter(pl.col("measure") == measure)
+            for strat in dict.fromkeys(here["strategy"].to_list()):
+                s = sub.filter(pl.col("strategy") == strat).sort("value")
+                total = max(int(s["bombs"].sum()), 1)
+                ax.plot(s["value"].to_list(), [b / total for b in s["bombs"]], ms=4, lw=1.2,
+                        **series_style(names.index(strat)), label=names.short[strat])  # fmt: skip
+            integer_ticks(ax.xaxis)
+            ax.grid(alpha=0.3)
+        row[0].set_ylabel(wrap(names.pairing(pairing), 24) + "\nshare of bombs", fontsize=8)
+    for ax, (measure, _) in zip(axes[0], BOMB_MEASURES, strict=True):
         ax.set_title(f"bombs by {measure}")
-        ax.set_ylabel("share of the strategy's bombs")
-        ax.grid(alpha=0.3)
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(
-        handles,
-        labels,
-        loc="lower center",
-        bbox_to_anchor=(0.5, 1.0),
-        frameon=False,
-        ncol=min(len(strats), 3),
-    )
+    for ax, (_, label) in zip(axes[-1], BOMB_MEASURES, strict=True):
+        ax.set_xlabel(label)
+    figure_legend(fig, axes)
+    fig.tight_layout()
     return fig
 
 
@@ -381,8 +479,6 @@ def shape_bins(tables: Tables) -> dict[str, list[float]]:
 def shape_figure(tables: Tables, names: Names) -> Any:
     """Game shape: one row of panels per rules preset (small multiples, shared x per column)."""
     plt = pyplot()
-    from matplotlib.ticker import MaxNLocator
-
     presets = sorted(set(tables["shape"]["rules"].to_list()))
     fig, axes = plt.subplots(
         len(presets), 3, figsize=(12, 1.9 * len(presets) + 1.0), squeeze=False, sharex="col"
@@ -399,7 +495,7 @@ def shape_figure(tables: Tables, names: Names) -> Any:
             if row == 0:
                 ax.set_title(title)
             ax.grid(axis="y", alpha=0.3)
-            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            integer_ticks(ax.xaxis)
         axes[row][0].set_ylabel(wrap(rules, 16) + "\nshare")
     fig.tight_layout()
     return fig

@@ -17,7 +17,7 @@ import polars as pl
 from .. import __version__
 from ..logs.manifest import Manifest
 from ..pages import render
-from .labels import short_specs
+from .figures import report_labels
 from .style import COLOURS
 
 
@@ -194,13 +194,13 @@ def page_html(
     figures: dict[str, str],
     games: int,
 ) -> str:
-    """The whole index.html (template ``report.html.j2``): title, notices, then per section
-    (:data:`SECTION_TEXT`) its text, a note when its figure has no data, its figure and its
-    tables (strategy specs shortened, each linked to its CSV file), and the run list at the
-    bottom."""
+    """The whole index.html (template ``report.html.j2``): title, notices, the overview
+    figure (win rate per pairing) and the legend table (short label → full spec), then per
+    section (:data:`SECTION_TEXT`) its text, a note when its figure has no data, its figure
+    and its tables (strategy specs shortened, each linked to its CSV file), and the run
+    list at the bottom."""
     notes = empty_notes(tables, manifests) if tables else {}
-    specs = [s for t in ("strategies", "points") for s in tables[t]["strategy"]] if tables else []
-    short = short_specs(specs)
+    short = report_labels(tables) if tables else {}
     sections = [
         {
             "key": key,
@@ -223,7 +223,8 @@ def page_html(
         built=time.strftime("%Y-%m-%d %H:%M:%S"),
         games=games,
         notices=notices,
-        shortened=any(k != v for k, v in short.items()),
+        overview=figures.get("overview"),
+        legend=[(v, k) for k, v in short.items()] if any(k != v for k, v in short.items()) else [],
         sections=sections,
         runs=_run_list(run_dirs, manifests),
     )

@@ -324,7 +324,7 @@ def test_bradley_terry_recovers_strengths() -> None:
 def test_page_references_existing_files(report: Path) -> None:
     page = (report / "index.html").read_text()
     refs = re.findall(r"""(?:src|href)=['"]([^'"#]+)['"]""", page)
-    assert sum(r.endswith(".png") for r in refs) == 6
+    assert sum(r.endswith(".png") for r in refs) == 7  # the overview and one per section
     for ref in refs:
         assert not ref.startswith(("/", "http:", "https:", "file:")), ref
         assert (report / ref).is_file(), ref
