@@ -358,7 +358,7 @@ def test_renders_in_headless_chromium(report: Path, tmp_path: Path) -> None:
     loaded = re.search(r'data-images-loaded="(\d+)"', body.group(1))
     total = re.search(r'data-images="(\d+)"', body.group(1))
     assert loaded and total, body.group(0)
-    assert int(total.group(1)) == 6 and loaded.group(1) == total.group(1)
+    assert int(total.group(1)) == 7 and loaded.group(1) == total.group(1)
 
 
 # --- bad, empty and unfinished runs ----------------------------------------------------------
