@@ -55,7 +55,9 @@ class TournamentResult:
     runs too large to hold in memory. ``summary`` has one row per strategy entry (entry,
     strategy, games, wins, win_rate, low, high, mean_score; ``low``/``high`` the 95%
     Wilson interval of the win rate) -- the numbers ``haggis-sim run`` prints; when one
-    entry fills every seat there is no pairing and the win columns are null.
+    entry fills every seat there is no pairing and the win columns are null. ``notes``
+    are the ``note:`` lines ``run`` would print (e.g. fewer workers than asked for);
+    ``temporary`` says whether the folder is the result's own (``out=None``).
 
     A result of ``out=None`` owns a temporary folder: :meth:`close` (or leaving a
     ``with`` block, or the result being garbage-collected, or the interpreter exiting)
