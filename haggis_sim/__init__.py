@@ -3,6 +3,8 @@
 The public API is a thin typed layer over the compiled engine in :mod:`haggis_sim.engine`.
 Its names are imported on first use (``hs.Game`` loads the engine), so that tools which
 only need a corner of the package, such as ``haggis-sim --help``, start fast.
+:func:`tournament` plays many games through the runner and returns their logs as polars
+frames (:mod:`haggis_sim.runner.tournament`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ _API = {
     "game_seed": "haggis_sim.position",
     "PRESETS": "haggis_sim.presets",
     "Rules": "haggis_sim.rules",
+    # above the typed API (it plays through the runner): imported by name on first use
+    # only, so the package top never imports the runner (tests/test_layers.py)
+    "tournament": "haggis_sim.runner.tournament",
+    "TournamentResult": "haggis_sim.runner.tournament",
 }
 
 if TYPE_CHECKING:
@@ -80,4 +86,6 @@ __all__ = [
     "legal_plays",
     "parse_cards",
     "readings",
+    "tournament",
+    "TournamentResult",
 ]

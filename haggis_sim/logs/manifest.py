@@ -1,8 +1,9 @@
 """A run folder's ``manifest.json``: what the run is, written once, verified on resume.
 
-The manifest records the command, version, rules, strategies and the full configuration,
-with a SHA-256 digest of the settings that decide the games (:data:`GAME_KEYS`), so an
-edited manifest is noticed. It is written when the run starts and rewritten once when the
+The manifest records the command (the ``haggis-sim`` command line, or the Python call
+that started the run), version, rules, strategies and the full configuration, with a
+SHA-256 digest of the settings that decide the games (:data:`GAME_KEYS`), so an edited
+manifest is noticed. It is written when the run starts and rewritten once when the
 run is complete; which games are finished lives in the ledger (:mod:`.ledger`), so the
 manifest stays small however many games the run has.
 
@@ -53,7 +54,18 @@ def config_digest(config: Mapping[str, Any]) -> str:
 
 
 def _command_line() -> str:
+    """The ``command`` of a run started from the command line: its argv, shell-quoted."""
     return shlex.join(["haggis-sim", *sys.argv[1:]])
+
+
+def python_call(function: str, arguments: Sequence[tuple[str, str]]) -> str:
+    """The ``command`` of a run started from Python: the call as it could be typed,
+    ``haggis_sim.tournament(strategies=['greedy', 'random'], games=1000, seed=7)``.
+
+    ``arguments`` are ``(name, source text)`` pairs in the order to show them; the caller
+    writes each value as Python source (``repr`` for plain values).
+    """
+    return f"{function}({', '.join(f'{name}={text}' for name, text in arguments)})"
 
 
 @dataclass(frozen=True)
@@ -75,6 +87,8 @@ class RunSettings:
     jobs: int = 0  # 0: all cores
     backend: str = "loky"
     scheduler: str | None = None
+    # how the run was started: ``haggis-sim run ...`` (argv) or a Python call
+    # (:func:`python_call`); not a game-deciding setting, so outside the digest
     command: str = field(default_factory=_command_line)
 
     def __post_init__(self) -> None:
