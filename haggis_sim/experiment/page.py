@@ -75,17 +75,18 @@ def code_text(text: str) -> Markup:
     return Markup("".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)))
 
 
-def head_to_head_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    """The head-to-head arms' table: per arm its label, then per population the question's
-    metric (the first-named strategy's) with its 95% interval; no rows without such arms."""
+def level_rows(summary: dict[str, Any], head_to_head: bool) -> tuple[list[str], list[list[str]]]:
+    """Levels side by side: per arm (the head-to-head arms, or with ``head_to_head`` False
+    the others) its label, then per population the question's metric (for the
+    strategies entry it follows) with its 95% interval; no rows without such arms."""
     metric = summary["metric"]
     pops = ([(p["name"], p["summary"]) for p in summary["populations"]]
             if "populations" in summary else [("", summary)])  # fmt: skip
     first = pops[0][1]
-    labels = arm_labels(first)
+    labels, skip = arm_labels(first), apart(first)
     header = ["arm", *(name or metric for name, _ in pops)]
     rows = []
-    for arm in [a["name"] for a in first["arms"] if a["name"] in apart(first)]:
+    for arm in [a["name"] for a in first["arms"] if (a["name"] in skip) == head_to_head]:
         cells = [next(r for r in sub["results"][metric]["rows"] if r["arm"] == arm)
                  for _, sub in pops]  # fmt: skip
         rows.append([labels[arm], *(level(metric, c) for c in cells)])
@@ -141,7 +142,8 @@ def _render(template: str, summary: dict[str, Any], **context: Any) -> str:
         balance=balance_for_page(summary.get("balance")),
         question=code_text(summary["question"]),
         bottom=bottom_line(summary),
-        head_to_head=head_to_head_rows(summary),
+        head_to_head=level_rows(summary, True),
+        levels=level_rows(summary, False),
         **context,
     )
 
