@@ -11,6 +11,7 @@ from typing import Any
 
 from ..analytics.compare import RATE_METRICS, no_pairing_note
 from .balance import balance_markdown
+from .bottom_line import bottom_line
 from .ladder import LADDER_NOTE, rung_rows
 from .studies import studies_markdown
 from .verdicts import ROW_HEADER, best_line, fair_sentence, metric_words, result_rows
@@ -27,6 +28,7 @@ def summary_markdown(summary: dict[str, Any]) -> str:
     lines = [
         f"# Experiment {summary['name']}",
         "",
+        *bottom_markdown(summary),
         summary["question"],
         "",
         f"{summary['games_per_arm']:,} games per arm, seed {summary['seed']}, seats "
@@ -45,12 +47,19 @@ def summary_markdown(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def bottom_markdown(summary: dict[str, Any]) -> list[str]:
+    """The bottom line (:func:`.bottom_line.bottom_line`) as a short list, the summary's
+    first block."""
+    return ["**Bottom line**", "", *(f"- {line}" for line in bottom_line(summary)), ""]
+
+
 def arms_markdown(summary: dict[str, Any]) -> list[str]:
     """The table of one population's arms: players, rules and strategies of each."""
-    lines = ["| arm | players | rules | strategies |", "|---|---|---|---|"]
+    lines = ["| arm | label | players | rules | strategies |", "|---|---|---|---|---|"]
     for arm in summary["arms"]:
         lines.append(
-            f"| {arm['name']} | {arm['players']} | {arm['rules']} | "
+            f"| {arm['name']} | {arm.get('label') or arm['name']} | {arm['players']} | "
+            f"{arm['rules']} | "
             f"{', '.join(f'`{s}`' for s in arm['strategies'])} |"
         )
     return lines
@@ -139,7 +148,8 @@ def populations_markdown(summary: dict[str, Any]) -> str:
     """Markdown of an experiment with populations: the question, the populations, then per
     metric the cross-population verdict, the ranking in each population and each
     population's table (as without populations), and each population's arms at the end."""
-    lines = [f"# Experiment {summary['name']}", "", summary["question"], "",
+    lines = [f"# Experiment {summary['name']}", "", *bottom_markdown(summary),
+             summary["question"], "",
              f"Seed {summary['seed']}, seats {summary['seats']}. Intervals: 95%, clustered by "
              "deal; Δ is paired game by game where the arms played the same deals. Every arm "
              "is played in every population; the first population is the baseline.", "",

@@ -9,18 +9,19 @@ themselves are templates (``experiment.html.j2``, ``populations.html.j2``,
 
 from __future__ import annotations
 
-import math
 import time
 from pathlib import Path
 from typing import Any
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from .. import __version__
 from ..analytics.compare import compare_runs, compare_section_html
 from ..pages import render
 from ..report.style import COLOURS, VERDICT_COLOURS
 from .balance import balance_for_page
+from .bottom_line import bottom_line, level
+from .figures import axis_figure, level_panels, levels_figure, strength_figure
 from .folder import claim, forest_name, write_own
 from .ladder import LADDER_NOTE, rung_rows
 from .markdown import sizing_line, swap_text
@@ -28,10 +29,10 @@ from .spec import Experiment, population_experiment
 from .studies import studies_for_page
 from .verdicts import (
     ROW_HEADER,
+    apart,
     arm_labels,
     best_line,
     metric_words,
-    num,
     result_rows,
     verdict_sentence,
 )
@@ -42,40 +43,54 @@ from .verdicts import (
 def write_forest(
     summary: dict[str, Any], out: Path, marker: dict[str, Any], name: str
 ) -> str | None:
-    """Draw one population's forest plot into ``out/name`` (listed in the marker first);
-    its file name, or None when no metric has a difference to show."""
-    from ..report import forest_figure
-
-    panels = forest_panels(summary, arm_labels(summary))
+    """Draw one population's forest plot of levels into ``out/name`` (listed in the marker
+    first): per metric every ranked arm's level with its interval, the baseline on top
+    (:func:`.figures.levels_figure`); its file name, or None when no metric has two arms
+    with a value."""
+    panels = level_panels(summary)
     if not panels:
         return None
     claim(out, marker, name)
-    forest_figure(panels, out / name)
+    levels_figure(panels, out / name)
     return name
 
 
-def forest_panels(summary: dict[str, Any], labels: dict[str, str]) -> list[dict[str, Any]]:
-    """One forest-plot panel per metric with a value: every arm's difference from the first."""
-    from ..analytics.compare import RATE_METRICS
+def answer_figures(summary: dict[str, Any], out: Path, marker: dict[str, Any]) -> list[str]:
+    """Draw the figures of the answer (along the axis, against player strength) into
+    ``out`` (each listed in the marker first); the names of those drawn."""
+    drawn = []
+    for name, draw in (("fig-axis.png", axis_figure), ("fig-strength.png", strength_figure)):
+        claim(out, marker, name)
+        if draw(summary, out / name):
+            drawn.append(name)
+    return drawn
 
-    panels = []
-    for metric, res in summary["results"].items():
-        rows = res["rows"][1:]
-        diffs = [num(r["vs_first"]["diff"]) for r in rows]
-        if not rows or all(math.isnan(d) for d in diffs):
-            continue
-        mark = " (the question)" if metric == summary["metric"] else ""
-        panels.append(
-            {
-                "title": f"{metric}{mark}",
-                "labels": [labels[r["arm"]] for r in rows],
-                "diff": diffs,
-                "low": [num(r["vs_first"]["low"]) for r in rows],
-                "high": [num(r["vs_first"]["high"]) for r in rows],
-                "percent": metric in RATE_METRICS,
-            }
-        )
-    return panels
+
+def code_text(text: str) -> Markup:
+    """``text`` for a page with its `backticked` parts as code: escaped first, then every
+    pair of backticks around a part turned into ``<code>``."""
+    parts = str(escape(text)).split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick stays as it is
+        parts[-2:] = [parts[-2] + "`" + parts[-1]]
+    return Markup("".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)))
+
+
+def level_rows(summary: dict[str, Any], head_to_head: bool) -> tuple[list[str], list[list[str]]]:
+    """Levels side by side: per arm (the head-to-head arms, or with ``head_to_head`` False
+    the others) its label, then per population the question's metric (for the
+    strategies entry it follows) with its 95% interval; no rows without such arms."""
+    metric = summary["metric"]
+    pops = ([(p["name"], p["summary"]) for p in summary["populations"]]
+            if "populations" in summary else [("", summary)])  # fmt: skip
+    first = pops[0][1]
+    labels, skip = arm_labels(first), apart(first)
+    header = ["arm", *(name or metric for name, _ in pops)]
+    rows = []
+    for arm in [a["name"] for a in first["arms"] if (a["name"] in skip) == head_to_head]:
+        cells = [next(r for r in sub["results"][metric]["rows"] if r["arm"] == arm)
+                 for _, sub in pops]  # fmt: skip
+        rows.append([labels[arm], *(level(metric, c) for c in cells)])
+    return header, rows
 
 
 def _metric_rows(summary: dict[str, Any], metric: str, labels: dict[str, str]) -> list[list[str]]:
@@ -125,6 +140,10 @@ def _render(template: str, summary: dict[str, Any], **context: Any) -> str:
         built_at=time.strftime("%Y-%m-%d %H:%M:%S"),
         studies=studies_for_page(summary.get("studies", [])),
         balance=balance_for_page(summary.get("balance")),
+        question=code_text(summary["question"]),
+        bottom=bottom_line(summary),
+        head_to_head=level_rows(summary, True),
+        levels=level_rows(summary, False),
         **context,
     )
 
@@ -153,19 +172,26 @@ def write_experiment_page(
     """Write the experiment's ``index.html`` and its forest plot ``fig-forest.png`` into
     ``out`` (both listed in the marker first, like every file the experiment writes); with
     populations one forest plot per population (``fig-forest-<population>.png``)."""
+    figures = answer_figures(summary, out, marker)
     if "populations" in summary:
         forests = {}
         for pop in summary["populations"]:
             name = write_forest(pop["summary"], out, marker, forest_name(pop["name"]))
             if name:
                 forests[pop["name"]] = name
-        write_own(out, marker, "index.html", population_page(summary, forests, report))
+        page = population_page(summary, forests, report, figures)
+        write_own(out, marker, "index.html", page)
         return
     forest = write_forest(summary, out, marker, forest_name(None))
-    write_own(out, marker, "index.html", experiment_page(summary, forest, report))
+    write_own(out, marker, "index.html", experiment_page(summary, forest, report, figures))
 
 
-def experiment_page(summary: dict[str, Any], forest: str | None, report: str | None) -> str:
+def experiment_page(
+    summary: dict[str, Any],
+    forest: str | None,
+    report: str | None,
+    figures: list[str] | None = None,
+) -> str:
     """The experiment's ``index.html`` (template ``experiment.html.j2``): the question, one
     verdict sentence per metric, the forest plot of paired differences (``forest``: its
     file name), then the tables per metric, links to the full report (``report``: its
@@ -206,10 +232,16 @@ def experiment_page(summary: dict[str, Any], forest: str | None, report: str | N
         arms_header=_arms_header("baseline"),
         arms=_arms_rows(summary, labels),
         sizing=sizing_line(summary["sizing"], summary["metric"]) if "sizing" in summary else None,
+        figures=figures or [],
     )
 
 
-def population_page(summary: dict[str, Any], forests: dict[str, str], report: str | None) -> str:
+def population_page(
+    summary: dict[str, Any],
+    forests: dict[str, str],
+    report: str | None,
+    figures: list[str] | None = None,
+) -> str:
     """The ``index.html`` of an experiment with populations (template
     ``populations.html.j2``): the question and the populations; per metric the
     cross-population verdict first, then each population's verdict sentence (the
@@ -255,6 +287,8 @@ def population_page(summary: dict[str, Any], forests: dict[str, str], report: st
         metrics=metrics,
         arms_header=_arms_header("first arm"),
         ladder_note=LADDER_NOTE.replace("*", "") if "ladder" in summary else None,
+        figures=figures or [],
+        legend=_arms_rows(pops[0]["summary"], labels[pops[0]["name"]]),
     )
 
 

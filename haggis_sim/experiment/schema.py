@@ -60,6 +60,7 @@ MARKER = ".haggis-sim-experiment.json"
 # files the experiment writes into its folder (besides the arm runs and report/)
 OWN_FILES = (
     "experiment.toml", "summary.json", "summary.md", "compare.html", "index.html", "fig-forest.png",
+    "fig-axis.png", "fig-strength.png",
 )  # fmt: skip
 RESERVED = ("report", *OWN_FILES)  # names a population folder may not take
 
@@ -215,7 +216,7 @@ class ExperimentTable(Table):
     SHOWN = (
         "name", "question", "games", "seed", "players", "rules", "rule", "strategies", "seats",
         "metric", "goal", "entry", "also", "log_moves", "chunk_size", "precision", "budget",
-        "arms", "grid", "populations", "studies", "balance", "ladder", "tolerance",
+        "arms", "grid", "populations", "studies", "balance", "ladder", "tolerance", "axis",
     )  # fmt: skip
     REQUIRED = ("name", "question", "games", "strategies", "metric")
 
@@ -258,6 +259,10 @@ class ExperimentTable(Table):
         list[dict[str, Any]] | None, Says("'studies' must be an array of tables ([[studies]])")
     ] = None
     ladder: bool = False
+    axis: (
+        Annotated[str, Says("'axis' must be a text (what the arms' 'at' measure), got {value!r}")]
+        | None
+    ) = None
     tolerance: Annotated[
         float | dict[str, float] | None, AfterValidator(_tolerance),
         Says("'tolerance' must be a number or a table of METRIC = number, got {value!r}"),
@@ -267,8 +272,19 @@ class ExperimentTable(Table):
 class ArmTable(Table):
     """One ``[[arms]]`` entry: what the arm changes of the base setup (``None``: keeps it)."""
 
-    SHOWN = ("name", "strategies", "rules", "players", "rule")
+    SHOWN = ("name", "strategies", "rules", "players", "rule", "label", "head_to_head", "at")
     REQUIRED = ("name",)
+
+    label: Annotated[str, Says("'label' must be a text (a short name), got {value!r}")] | None = (
+        None
+    )
+    head_to_head: Annotated[bool, Says("'head_to_head' must be true or false, got {value!r}")] = (
+        False
+    )
+    at: (
+        Annotated[float, Says("'at' must be a number (the arm's place on the axis), got {value!r}")]
+        | None
+    ) = None
 
     players: Players | None = None
     rule: Annotated[dict[str, Any], Says("'rule' must be a table of FLAG = VALUE")] = {}

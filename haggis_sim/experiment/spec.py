@@ -42,11 +42,18 @@ DEFAULT_BUDGET = 16  # games per arm sizing may reach, in first batches, unless 
 
 @dataclass(frozen=True)
 class Arm:
-    """One arm: a complete run configuration (strategies and rules) of the experiment."""
+    """One arm: a complete run configuration (strategies and rules) of the experiment,
+    and how pages show it: a short ``label`` ("" for none: pages make one), whether it is
+    a ``head_to_head`` arm (its opponent differs from the baseline's, so it is reported
+    apart from the ranking against the baseline) and its place ``at`` on the
+    experiment's axis (None: not on it)."""
 
     name: str
     strategies: tuple[str, ...]
     rules: Rules
+    label: str = ""
+    head_to_head: bool = False
+    at: float | None = None
 
     @property
     def players(self) -> int:
@@ -72,8 +79,8 @@ class Population:
         """The arm as this population plays it (``strategies`` if given; otherwise the
         arm's own, those in ``swap`` replaced)."""
         if self.strategies is not None:
-            return Arm(arm.name, self.strategies, arm.rules)
-        return Arm(arm.name, tuple(self.swap.get(s, s) for s in arm.strategies), arm.rules)
+            return replace(arm, strategies=self.strategies)
+        return replace(arm, strategies=tuple(self.swap.get(s, s) for s in arm.strategies))
 
 
 @dataclass(frozen=True)
@@ -130,6 +137,7 @@ class Experiment:
     tolerance: dict[str, float] = field(default_factory=dict)  # per metric, with a ladder
     precision: float | None = None  # the 95% half-width to reach; None: ``games`` is fixed
     budget: int | None = None  # games per arm at most under ``precision``
+    axis: str | None = None  # what the arms' ``at`` measure (a figure along it); None: none
 
     @property
     def metrics(self) -> list[str]:
@@ -206,6 +214,7 @@ def parse_experiment(
     if not arms:
         arms = [Arm("base", base_strats, base_rules)]
     _check_arms(top, arms, w)
+    _check_pages(top, arms, w)
     _refuse_identical_arms(arms, w)
     entry = top.entry if any(m in ENTRY_METRICS for m in [top.metric, *top.also]) else None
     # a budget at the top may serve only populations that give their own precision
@@ -226,6 +235,7 @@ def parse_experiment(
         log_moves=top.log_moves, chunk_size=top.chunk_size, arms=tuple(arms), source=source,
         text=text, populations=populations, studies=studies, balance=top.balance,
         ladder=top.ladder, tolerance=tolerance, precision=precision, budget=budget,
+        axis=top.axis,
     )  # fmt: skip
 
 
@@ -281,7 +291,7 @@ def _arm(top: ExperimentTable, table: dict[str, Any], i: int, base: tuple[str, .
     players = top.players if arm.players is None else arm.players
     rules = _rules(arm.rules or top.rules, players, {**top.rule, **arm.rule}, aw)
     strats = base if arm.strategies is None else _strategy_list(arm.strategies, aw)
-    return Arm(arm.name, strats, rules)
+    return Arm(arm.name, strats, rules, arm.label or "", arm.head_to_head, arm.at)
 
 
 def _grid_arms(
@@ -298,7 +308,8 @@ def _grid_arms(
         for v in grid.values:
             strats = list(base)
             strats[entry] = _with_param(strats[entry], grid.param, v, gw)
-            arms.append(Arm(f"{grid.param}={v}", tuple(strats), rules))
+            at = float(v) if top.axis and _is_number(v) else None
+            arms.append(Arm(f"{grid.param}={v}", tuple(strats), rules, f"{grid.param} {v}", at=at))
         return arms
     if grid.entry is not None:
         raise ExperimentError(f"{gw}'entry' goes with 'param', not with 'rule'")
@@ -309,6 +320,8 @@ def _grid_arms(
             f"{flag}={','.join(map(str, v)) if isinstance(v, list) else v}",
             base,
             _rules(top.rules, top.players, {**top.rule, flag: v}, gw),
+            f"{flag} {','.join(map(str, v)) if isinstance(v, list) else v}",
+            at=float(v) if top.axis and _is_number(v) else None,
         )
         for v in grid.values
     ]
@@ -352,6 +365,31 @@ def _check_arms(top: ExperimentTable, arms: list[Arm], w: str) -> None:
                 f"{w}'entry' = {top.entry} but arm {arm.name!r} has {len(arm.strategies)} "
                 "strategies"
             )
+
+
+def _is_number(value: Any) -> bool:
+    """An int or float value (a grid value that can stand on an axis; not a bool)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _check_pages(top: ExperimentTable, arms: list[Arm], w: str) -> None:
+    """The keys that only shape pages: ``at`` needs an ``axis``; the first arm (the
+    baseline) is not a head-to-head arm; labels are distinct."""
+    if arms[0].head_to_head:
+        raise ExperimentError(
+            f"{w}arm {arms[0].name!r}: the first arm is the baseline; it cannot be "
+            "'head_to_head' (a head-to-head arm is reported apart from the baseline)"
+        )
+    for arm in arms:
+        if arm.at is not None and not top.axis:
+            raise ExperimentError(
+                f"{w}arm {arm.name!r}: 'at' places the arm on the experiment's 'axis'; "
+                "give 'axis' (e.g. axis = \"bet threshold\") at the top level"
+            )
+    labels = [a.label or a.name for a in arms]
+    twice = next((x for x in labels if labels.count(x) > 1), None)
+    if twice is not None:
+        raise ExperimentError(f"{w}two arms are labelled {twice!r}; labels must differ")
 
 
 def _play_key(arm: Arm) -> tuple[Any, ...]:

@@ -69,6 +69,7 @@ def _summary_head(exp: Experiment) -> dict[str, Any]:
         "goal": exp.goal,
         "entry": exp.entry,
         "metrics_described": {m: METRICS[m] for m in exp.metrics},
+        **({"axis": exp.axis} if exp.axis else {}),
     }
 
 
@@ -100,6 +101,9 @@ def summarize(exp: Experiment, out: Path, played: Played | None = None) -> dict[
                 "games": played.frames[arm.name].height,
                 "paired_with_first": played.pairable(played.first, arm.name),
                 "no_pairing": arm.name in played.lone,
+                "label": arm.label or arm.name,
+                "head_to_head": arm.head_to_head,
+                "at": arm.at,
             }
             for arm in exp.arms
         ],
@@ -157,7 +161,10 @@ def _metric_result(exp: Experiment, played: Played, metric: str) -> dict[str, An
             }
         )
     goal = exp.goal if metric == exp.metric else "max"
-    return {"column": col, "rows": rows, "top": top_arm(played, col, rows, goal)}
+    # a head-to-head arm has another opponent than the baseline: it is not ranked with it
+    apart = {arm.name for arm in exp.arms if arm.head_to_head}
+    ranked = [r for r in rows if r["arm"] not in apart]
+    return {"column": col, "rows": rows, "top": top_arm(played, col, ranked, goal)}
 
 
 def top_arm(
@@ -269,6 +276,42 @@ def budget_games(exp: Experiment) -> int:
     return max(exp.games, exp.budget // step * step)
 
 
+def with_spec(summary: dict[str, Any], exp: Experiment) -> dict[str, Any]:
+    """``summary`` (as ``summary.json`` holds it, perhaps from before the page keys
+    existed) with every arm's ``label``, ``head_to_head`` and ``at`` and the ``axis`` taken
+    from ``exp``, the experiment file it was run from; with a ladder, the ladder section
+    judged again without the head-to-head arms (:func:`ranked_only`). The top arms stay as
+    summarized (they need the games): a page never calls a head-to-head arm the best."""
+    arms = {a.name: a for a in exp.arms}
+
+    def one(sub: dict[str, Any]) -> dict[str, Any]:
+        keys = [{"label": arms[a["name"]].label or a["name"],
+                 "head_to_head": arms[a["name"]].head_to_head, "at": arms[a["name"]].at}
+                if a["name"] in arms else {} for a in sub["arms"]]  # fmt: skip
+        return {**sub, "arms": [{**a, **k} for a, k in zip(sub["arms"], keys, strict=True)],
+                **({"axis": exp.axis} if exp.axis else {})}  # fmt: skip
+
+    if "populations" not in summary:
+        return one(summary)
+    pops = [{**p, "summary": one(p["summary"])} for p in summary["populations"]]
+    out = {**summary, "populations": pops, **({"axis": exp.axis} if exp.axis else {})}
+    if "ladder" in summary and exp.tolerance:
+        out["ladder"] = ladder_section(ranked_only(pops), exp.tolerance)
+    return out
+
+
+def ranked_only(pops: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``pops`` with every metric's rows of head-to-head arms left out (their difference
+    from the first arm compares different opponents, so no ladder judges it)."""
+    out = []
+    for p in pops:
+        apart = {a["name"] for a in p["summary"]["arms"] if a.get("head_to_head")}
+        results = {m: {**r, "rows": [row for row in r["rows"] if row["arm"] not in apart]}
+                   for m, r in p["summary"]["results"].items()}  # fmt: skip
+        out.append({**p, "summary": {**p["summary"], "results": results}})
+    return out
+
+
 def summarize_populations(exp: Experiment, out: Path) -> dict[str, Any]:
     """Per population today's summary (:func:`summarize` of :func:`population_experiment`
     over ``out/<population>``), then per metric the cross-population verdict
@@ -288,5 +331,5 @@ def summarize_populations(exp: Experiment, out: Path) -> dict[str, Any]:
         "cross": {m: cross_population(named, m) for m in exp.metrics},
     }
     if exp.ladder:  # the populations are rungs: has the answer converged?
-        out_summary["ladder"] = ladder_section(pops, exp.tolerance)
+        out_summary["ladder"] = ladder_section(ranked_only(pops), exp.tolerance)
     return out_summary

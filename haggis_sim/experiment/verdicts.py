@@ -115,8 +115,11 @@ def arm_labels(summary: dict[str, Any]) -> dict[str, str]:
     other than the baseline (the first) only those that differ from the baseline's; entries
     are joined by " vs " when more than one differs. Then the rules label and the player count
     where they differ. An arm falls back to its name when labels would not be distinct.
+    A summary that records labels (``label`` per arm, from the experiment file) uses them.
     """
     arms = summary["arms"]
+    if all(a.get("label") for a in arms):  # the experiment file's labels (arm names by default)
+        return {a["name"]: a["label"] for a in arms}
     n_entries = max(len(a["strategies"]) for a in arms)
     parsed = [[parse_spec(s) for s in a["strategies"]] for a in arms]
 
@@ -160,6 +163,12 @@ def arm_labels(summary: dict[str, Any]) -> dict[str, str]:
     return {a["name"]: label for a, label in zip(arms, labels, strict=True)}
 
 
+def apart(summary: dict[str, Any]) -> set[str]:
+    """The head-to-head arms of one population's summary (none in an older summary): they
+    play another opponent than the baseline, so no sentence ranks them against it."""
+    return {a["name"] for a in summary["arms"] if a.get("head_to_head")}
+
+
 def metric_words(summary: dict[str, Any], metric: str) -> str:
     """The metric's description, with the entry it is measured for where it has one."""
     desc = summary["metrics_described"][metric]
@@ -182,7 +191,10 @@ def verdict_sentence(summary: dict[str, Any], metric: str, labels: dict[str, str
     groups: dict[str, list[tuple[float, str]]] = {
         "higher": [], "lower": [], "same": [], "open": [], "none": []
     }  # fmt: skip
+    skip = apart(summary)
     for r in rows[1:]:
+        if r["arm"] in skip:  # another opponent: its own table, not against the baseline
+            continue
         d = r["vs_first"]
         diff, low, high = num(d["diff"]), num(d["low"]), num(d["high"])
         if math.isnan(diff):

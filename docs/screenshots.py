@@ -1,0 +1,68 @@
+"""Re-make the docs' screenshots from committed inputs with headless Chromium.
+
+* ``docs/experiment-page.png``: the first screen (1280x900) of the bomb-timing experiment
+  page, rendered afresh from the committed ``reports/bomb-timing/summary.json`` and
+  ``experiments/bomb-timing.toml`` (labels, head-to-head arms) into a temporary folder;
+* with ``--play`` also ``docs/play.png`` (a real ``haggis-sim play`` session, see
+  ``docs/play_screenshot.py``; needs pexpect).
+
+Run from the repository root: ``python docs/screenshots.py [--play]`` (needs chromium).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from haggis_sim.experiment import load_experiment
+from haggis_sim.experiment.page import write_experiment_page
+from haggis_sim.experiment.summary import with_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPERIMENT = "bomb-timing"
+WIDTH, HEIGHT = 1280, 900
+
+
+def chromium() -> str:
+    """Chromium's executable, or exit with one line saying it is missing."""
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        sys.exit("screenshots.py: chromium is not installed (apt-get install chromium)")
+    return exe
+
+
+def experiment_page(out: Path) -> None:
+    """Render the experiment page into a temporary folder and photograph its first screen
+    into ``out``."""
+    summary = json.loads((ROOT / "reports" / EXPERIMENT / "summary.json").read_text())
+    exp = load_experiment(ROOT / "experiments" / f"{EXPERIMENT}.toml")
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        site.mkdir()
+        write_experiment_page(with_spec(summary, exp), site, {"files": []}, None)
+        cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+               f"--user-data-dir={Path(tmp) / 'profile'}", f"--screenshot={out}",
+               f"--window-size={WIDTH},{HEIGHT}", (site / "index.html").as_uri()]  # fmt: skip
+        subprocess.run(cmd, check=True, capture_output=True, timeout=300)
+    print(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--play", action="store_true", help="also re-make docs/play.png")
+    args = parser.parse_args()
+    experiment_page(ROOT / "docs" / "experiment-page.png")
+    if args.play:
+        sys.path.insert(0, str(ROOT / "docs"))
+        import play_screenshot
+
+        play_screenshot.main()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""The bottom line of an experiment: the answer in one to three plain sentences.
+
+What a designer reads first (the box at the top of ``index.html``, the first lines of
+``summary.md``): the question's metric at the top rung of the ladder (or the single
+population) as absolute levels with their 95% intervals, who played and how many games;
+then whether the answer has converged with player strength; then, where a study ran, the
+lines of its advice that won when followed in play.
+
+Everything here reads ``summary.json`` data and claims no more than the verdicts do: an
+arm is "best" only when the summary's top arm is separable from every other (kind
+``best``, :func:`.summary.top_arm`); a difference from the baseline is called higher or
+lower only when its interval excludes 0 (:func:`.separation.sign`). A summary written
+before a field existed (labels, head-to-head arms, the ladder) still gets a bottom line.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from strategies import parse_spec
+
+from ..analytics.compare import fmt_change, fmt_value
+from .separation import num, sign
+from .verdicts import apart, arm_labels, resolve_text
+
+#: the short words of the ladder's convergence verdicts (:mod:`.ladder`)
+CONVERGED = "converged: the two strongest players agree"
+
+
+def bracket(metric: str, low: Any, high: Any, change: bool = False) -> str:
+    """An interval as ``[a, b]`` (a level, or with ``change`` a signed difference)."""
+    fmt = (lambda v: fmt_change(metric, v)) if change else (lambda v: fmt_value(metric, v))
+    return f"[{fmt(num(low))}, {fmt(num(high))}]".replace(" points", "")
+
+
+def level(metric: str, row: dict[str, Any]) -> str:
+    """A level with its interval: ``41.0% [39.8%, 42.2%]``."""
+    return f"{fmt_value(metric, num(row['mean']))} {bracket(metric, row['low'], row['high'])}"
+
+
+def change(metric: str, d: dict[str, Any]) -> str:
+    """A difference with its interval: ``+1.2 points [-0.3, +2.7]``."""
+    return f"{fmt_change(metric, num(d['diff']))} {bracket(metric, d['low'], d['high'], True)}"
+
+
+def players_text(arm: dict[str, Any]) -> str:
+    """Who plays an arm, short: ``heuristic vs mcts``, ``3 learned players``."""
+    names = [parse_spec(s)[0] for s in arm["strategies"]]
+    seats = arm["players"]
+    if len(set(names)) == 1:
+        return f"{seats} {names[0]} players"
+    count = Counter(names)
+    filled = seats - len(names)  # the last entry fills the seats left over
+    if filled > 0:
+        count[names[-1]] += filled
+    return " vs ".join(f"{n} ×{k}" if k > 1 else n for n, k in count.items())
+
+
+def answer(summary: dict[str, Any], where: str = "") -> str:
+    """The answer of one population's summary by the question's metric: the baseline's
+    level; the best arm when it is separable (else the top arm, tied, and the games that
+    would resolve it); the top's difference from the baseline; players and games."""
+    metric = summary["metric"]
+    labels = arm_labels(summary)
+    rows = summary["results"][metric]["rows"]
+    base = rows[0]
+    words = summary["metrics_described"][metric].split(";")[0].split(" (")[0]
+    head = f"{metric} ({words}){where}: "
+    parts = [f"{labels[base['arm']]} (baseline) {level(metric, base)}"]
+    top = summary["results"][metric].get("top")
+    skip = apart(summary)
+    if top and top["arm"] not in skip and top["arm"] != base["arm"] and top.get("kind"):
+        row = next(r for r in rows if r["arm"] == top["arm"])
+        name = labels[top["arm"]]
+        if top["kind"] == "best":
+            parts.append(f"best: {name} {level(metric, row)}, separable from every other arm")
+        elif top["kind"] == "tied":
+            tied = ", ".join(labels[a] for a in top["tied"][:3])
+            more = resolve_text(metric, top.get("more_games")).replace(" — ", "; ")
+            parts.append(f"no best arm: the top, {name} {level(metric, row)}, is tied with "
+                         f"{tied}{'…' if len(top['tied']) > 3 else ''} ({more})")  # fmt: skip
+        d = row["vs_first"]
+        if d.get("diff") is not None:
+            said = {1: "above the baseline", -1: "below the baseline",
+                    0: "no difference from the baseline separable"}[sign(d)]  # fmt: skip
+            parts.append(f"{name} − baseline {change(metric, d)}: {said}")
+    elif top is None or top["arm"] in skip:  # an older summary ranked a head-to-head arm
+        ranked = [r for r in rows[1:] if r["arm"] not in skip and r["mean"] is not None]
+        if ranked:
+            pick = max if summary.get("goal", "max") == "max" else min
+            row = pick(ranked, key=lambda r: r["mean"])
+            name, d = labels[row["arm"]], row["vs_first"]
+            said = {1: "above the baseline", -1: "below the baseline",
+                    0: "no difference from the baseline separable"}[sign(d)]  # fmt: skip
+            parts.append(f"the top mean of the other arms: {name} {level(metric, row)}; "
+                         f"{name} − baseline {change(metric, d)}: {said}")  # fmt: skip
+    elif top["arm"] == base["arm"] and top.get("kind") == "best":
+        parts[0] = f"best: {labels[base['arm']]} (baseline) {level(metric, base)}, " \
+                   "separable from every other arm"  # fmt: skip
+    arm0 = summary["arms"][0]
+    who = f"{players_text(arm0)}, {summary['games_per_arm']:,} games per arm"
+    return head + "; ".join(parts) + f" ({who})."
+
+
+def convergence(summary: dict[str, Any]) -> str | None:
+    """Whether the question's answer has converged with player strength, short: the
+    ladder's verdict (:mod:`.ladder`) with what moves or what more games would tell;
+    None without a ladder."""
+    if "ladder" not in summary:
+        return None
+    metric = summary["metric"]
+    lm = summary["ladder"]["metrics"][metric]
+    if lm["verdict"] == "converged":
+        return f"{CONVERGED} ({lm['second']} and {lm['top']})."
+    if lm["verdict"] == "still moving":
+        labels = arm_labels(summary["populations"][-1]["summary"])
+        moving = [(a, i) for a, i in lm["interactions"].items() if sign(i)]
+        moving.sort(key=lambda x: -abs(num(x[1]["diff"])))
+        base = next(iter(lm["table"]))
+        said = [
+            f"{labels.get(a, a)}{'' if lm['single_arm'] else ' − ' + labels.get(base, base)} "
+            f"changes by {fmt_change(metric, num(i['diff']))} from {lm['second']} to {lm['top']}"
+            for a, i in moving[:2]
+        ]
+        return "still moving with strength: " + "; ".join(said) + "."
+    more = lm["sentence"].partition("; about ")[2].rstrip(".")
+    return "not known whether it has converged" + (f": about {more}." if more else ".")
+
+
+def study_headline(study: dict[str, Any]) -> str:
+    """A study's headline: how many of its lines are advice that won when followed in
+    play, and the first of them with its winning result."""
+    records = study.get("advice") or []
+    if not study.get("followed_games"):
+        return f"Study {study['label']}: not tested in play, so no line of it is advice yet."
+    won = [(line, rec) for line, rec in zip(study["guidance"], records, strict=False)
+           if (rec.get("followed") or {}).get("status") == "advice"]  # fmt: skip
+    if not won:
+        return (f"Study {study['label']}: none of its {len(records)} lines won when "
+                "followed in play.")  # fmt: skip
+    line, rec = won[0]
+    wins = [b["text"] for b in rec["followed"]["bases"] if b["text"].split()[1][0] == "+"]
+    return (
+        f"Study {study['label']}: {len(won)} of {len(records)} lines are advice that won "
+        f"when followed in play, e.g. “{line.partition(':')[0]}” "
+        f"({(wins or [b['text'] for b in rec['followed']['bases']])[0]})."
+    )
+
+
+def bottom_line(summary: dict[str, Any]) -> list[str]:
+    """The bottom line: the answer (at the top rung of a ladder, per population without
+    one, or of the single population), its convergence, each study's headline."""
+    if "populations" not in summary:
+        lines = [answer(summary)]
+    elif "ladder" in summary:
+        top = summary["populations"][-1]
+        lines = [answer(top["summary"], f" at the top rung, {top['name']}")]
+    else:
+        lines = [answer(p["summary"], f" in {p['name']}") for p in summary["populations"]]
+    conv = convergence(summary)
+    if conv:
+        lines.append(conv[0].upper() + conv[1:])
+    lines += [study_headline(s) for s in summary.get("studies", [])]
+    return lines

@@ -1,0 +1,158 @@
+"""The experiment page's answer figures, drawn from ``summary.json`` data with matplotlib.
+
+* :func:`axis_figure`: with an ``axis`` (arms with ``at``), the question's metric as a
+  line with its 95% band against the axis, one line per rung (or the single population);
+* :func:`strength_figure`: with a ladder, the question's metric against player strength,
+  one line per arm (head-to-head arms left out: another opponent), each point with its
+  95% interval.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..analytics.compare import RATE_METRICS
+from ..report.style import pyplot, series_style
+from .separation import num
+from .verdicts import apart, arm_labels
+
+
+def _scale(metric: str) -> tuple[float, str]:
+    """Values of ``metric`` shown ×100 with "%" (a rate), or as they are."""
+    return (100.0, " (%)") if metric in RATE_METRICS else (1.0, "")
+
+
+def _save(fig: Any, path: Path) -> None:
+    fig.tight_layout()
+    fig.savefig(path, dpi=90, bbox_inches="tight", pad_inches=0.15)
+    pyplot().close(fig)
+
+
+def rungs(summary: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(population name, its summary) per population; ("", summary) without populations."""
+    if "populations" not in summary:
+        return [("", summary)]
+    return [(p["name"], p["summary"]) for p in summary["populations"]]
+
+
+def axis_points(sub: dict[str, Any], metric: str) -> list[tuple[float, dict[str, Any]]]:
+    """The arms of one population's summary that stand on the axis, as (at, row), in order."""
+    at = {a["name"]: a["at"] for a in sub["arms"] if a.get("at") is not None}
+    rows = [(float(at[r["arm"]]), r) for r in sub["results"][metric]["rows"] if r["arm"] in at]
+    return sorted((p for p in rows if p[1]["mean"] is not None), key=lambda p: p[0])
+
+
+def axis_figure(summary: dict[str, Any], path: Path) -> bool:
+    """Draw the question's metric along the experiment's axis into ``path``; False (no
+    file) without an axis or with fewer than two arms on it."""
+    metric, axis = summary["metric"], summary.get("axis")
+    lines = [(name, axis_points(sub, metric)) for name, sub in rungs(summary)]
+    if not axis or not any(len(pts) > 1 for _, pts in lines):
+        return False
+    k, unit = _scale(metric)
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    for i, (name, pts) in enumerate(lines):
+        xs = [x for x, _ in pts]
+        style = series_style(i)
+        ax.plot(xs, [num(r["mean"]) * k for _, r in pts], label=name or None, **style)
+        lows = [num(r["low"]) * k for _, r in pts]
+        highs = [num(r["high"]) * k for _, r in pts]
+        ax.fill_between(xs, lows, highs, color=style["color"], alpha=0.18)
+    ax.set_xlabel(axis)
+    ax.set_ylabel(f"{metric}{unit}")
+    ax.set_xticks(sorted({x for _, pts in lines for x, _ in pts}))
+    ax.grid(alpha=0.3)
+    if len(lines) > 1:
+        ax.legend(title="opponent / rung", fontsize=8)
+    ax.set_title(f"{metric} along the {axis}: mean with its 95% band")
+    _save(fig, path)
+    return True
+
+
+def strength_figure(summary: dict[str, Any], path: Path) -> bool:
+    """Draw the question's metric against player strength (one line per arm across the
+    rungs) into ``path``; False (no file) without a ladder."""
+    if "ladder" not in summary:
+        return False
+    metric = summary["metric"]
+    pops = rungs(summary)
+    first = pops[0][1]
+    labels, skip = arm_labels(first), apart(first)
+    arms = [a["name"] for a in first["arms"] if a["name"] not in skip]
+    k, unit = _scale(metric)
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    xs = list(range(len(pops)))
+    for i, arm in enumerate(arms):
+        got = [next(r for r in sub["results"][metric]["rows"] if r["arm"] == arm)
+               for _, sub in pops]  # fmt: skip
+        mean = [num(r["mean"]) * k for r in got]
+        err = [[m - num(r["low"]) * k for m, r in zip(mean, got, strict=True)],
+               [num(r["high"]) * k - m for m, r in zip(mean, got, strict=True)]]  # fmt: skip
+        shift = [x + (i - (len(arms) - 1) / 2) * 0.03 for x in xs]
+        name = labels[arm] + (" (baseline)" if i == 0 else "")
+        ax.errorbar(shift, mean, yerr=err, capsize=3, label=name, **series_style(i))
+    ax.set_xticks(xs, [name for name, _ in pops])
+    ax.set_xlabel("player strength (rungs of the ladder, weakest first)")
+    ax.set_ylabel(f"{metric}{unit}")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, ncol=2)
+    ax.set_title(f"{metric} against player strength: mean with its 95% interval")
+    _save(fig, path)
+    return True
+
+
+def level_panels(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """One panel per metric with a value: every ranked arm's level (head-to-head arms left
+    out), the baseline first, each with its 95% interval and its difference from the
+    baseline (``vs``: the colour says whether that difference is separable)."""
+    labels, skip = arm_labels(summary), apart(summary)
+    panels = []
+    for metric, res in summary["results"].items():
+        rows = [r for r in res["rows"] if r["arm"] not in skip and r["mean"] is not None]
+        if len(rows) < 2 or rows[0]["arm"] != res["rows"][0]["arm"]:
+            continue
+        mark = " (the question)" if metric == summary["metric"] else ""
+        panels.append({
+            "title": f"{metric}{mark}",
+            "labels": [labels[r["arm"]] + (" (baseline)" if i == 0 else "")
+                       for i, r in enumerate(rows)],
+            "mean": [num(r["mean"]) for r in rows],
+            "low": [num(r["low"]) for r in rows],
+            "high": [num(r["high"]) for r in rows],
+            "vs": [(num(r["vs_first"]["low"]), num(r["vs_first"]["high"])) for r in rows],
+            "percent": metric in RATE_METRICS,
+        })  # fmt: skip
+    return panels
+
+
+def levels_figure(panels: list[dict[str, Any]], path: Path) -> None:
+    """A forest plot of levels: per metric one panel, one row per arm (the baseline on top,
+    in black, with a dashed line at its level), each level with its 95% interval; blue when
+    the arm's difference from the baseline lies above zero, vermillion below, grey when
+    it holds zero."""
+    from ..report.figures import interval_rows
+    from ..report.style import REFERENCE, verdict_color
+
+    plt = pyplot()
+    n, k = len(panels), len(panels[0]["labels"])
+    cols = min(n, 3)
+    rows_ = -(-n // cols)
+    fig, axes = plt.subplots(rows_, cols, figsize=(4.2 * cols + 1.5, (0.38 * k + 1.1) * rows_),
+                             squeeze=False, sharey=True)  # fmt: skip
+    for ax, p in zip(axes.flat, panels, strict=False):
+        f = 100.0 if p["percent"] else 1.0
+        colors = ["black"] + [verdict_color(lo, hi) for lo, hi in p["vs"][1:]]
+        interval_rows(ax, [m * f for m in p["mean"]], [v * f for v in p["low"]],
+                      [v * f for v in p["high"]], colors)  # fmt: skip
+        ax.axvline(p["mean"][0] * f, color=REFERENCE, lw=0.9, ls="--")
+        ax.set_title(p["title"][:48])
+        ax.set_xlabel("level, %" if p["percent"] else "level")
+        ax.grid(axis="x", alpha=0.3)
+    for ax in axes.flat[n:]:
+        ax.axis("off")
+    axes[0][0].set_yticks(range(k), panels[0]["labels"])
+    axes[0][0].set_ylim(k - 0.5, -0.5)
+    _save(fig, path)
