@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 import haggis_sim as hs
 from haggis_sim.cli import app
-from haggis_sim.cli.play_input import ordered, parse_line
+from haggis_sim.cli.play_input import action_text, ordered, parse_line
 from haggis_sim.cli.play_screen import hand_text, plain, screen
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,10 +40,10 @@ def position(
     return rnd
 
 
-def parse(rnd: hs.Round, line: str):  # type: ignore[no-untyped-def]
+def parse(rnd: hs.Round, line: str, shown: frozenset[int] = frozenset()):  # type: ignore[no-untyped-def]
     seat = rnd.to_act
     assert seat is not None
-    return parse_line(line, rnd.observation(seat), rnd.legal_actions(), RULES2)
+    return parse_line(line, rnd.observation(seat), rnd.legal_actions(), RULES2, shown)
 
 
 # --- the parser ---------------------------------------------------------------------------
@@ -101,11 +101,36 @@ def test_numbers_follow_the_moves_order_and_commands_are_known() -> None:
     listing = ordered(rnd.legal_actions())
     assert [a.type for a in listing] == ["pass", "bet", "bet", "play", "play", "play"]
     assert [str(a.combo.cards) for a in listing if a.combo] == ["6a", "6b", "7c"]
+    every = frozenset(range(1, len(listing) + 1))
     for i, action in enumerate(listing, 1):
-        assert parse(rnd, str(i)).actions == (action,)
-    assert [parse(rnd, w).verb for w in ("hint", "help", "quit", "moves 6", "")] == [
-        "hint", "help", "quit", "moves", "empty",
+        assert parse(rnd, str(i), every).actions == (action,)
+    words = ("hint", "help", "quit", "moves 6", "more", "")
+    assert [parse(rnd, w).verb for w in words] == [
+        "hint", "help", "quit", "moves", "more", "empty",
     ]  # fmt: skip
+
+
+def test_a_number_not_listed_at_this_position_is_refused() -> None:
+    """A number is played only if a list of this position showed it: one from an earlier
+    position's list (or never listed) is one error line, not whatever it means now."""
+    rnd = position(["3a 5a 9c", "6a 6b 7c"], "", [(0, "5a")])
+    never = parse(rnd, "2")
+    assert never.verb == "error" and "no moves are listed for this position yet" in never.text
+    assert "\n" not in never.text
+    other = parse(rnd, "2", frozenset({1, 4}))
+    assert other.verb == "error" and "move 2 is not on a list shown" in other.text
+    assert parse(rnd, "4", frozenset({1, 4})).actions == (ordered(rnd.legal_actions())[3],)
+    assert "no move 9: the moves are numbered 1..6" in parse(rnd, "9", frozenset({1})).text
+
+
+def test_moves_are_numbered_the_same_however_the_engine_lists_them() -> None:
+    import random
+
+    rnd = position(["2a 3a 4a 5a 6a 7a 7b 7c 8a 9a J Q K", "6b 6c 7d"], "", [])
+    legal = rnd.legal_actions()
+    shuffled = list(legal)
+    random.Random(3).shuffle(shuffled)
+    assert shuffled != legal and ordered(shuffled) == ordered(legal)
 
 
 # --- the screen ---------------------------------------------------------------------------
@@ -164,6 +189,142 @@ def test_narration_of_a_bots_move_shows_none_of_its_cards() -> None:
     assert "6a" in text, text
     tokens = set(text.replace(":", " ").split())
     assert not {"6b", "7c", "8d"} & tokens, text
+
+
+# --- the moves list, its numbers and its filters, in a session at the prompt -------------
+
+LEAD = ["2a 3a 4a 5a 7a 7b 7c 9a J", "6b 6c 7d 8b K"]  # 46 legal moves: 3 pages
+LISTED = re.compile(r"^\s+(\d+)\. (.+)$", re.M)
+
+
+def at_prompt(rnd: hs.Round, lines: list[str]) -> tuple[hs.Action | None, str]:
+    """The person to act at ``rnd`` types ``lines``: the action taken (None: they quit)
+    and the transcript (the screen, each prompt with the line typed, every answer)."""
+    import io
+
+    from rich.console import Console
+
+    from haggis_sim.cli.play_session import QuitGame, TerminalPlayer
+
+    out = io.StringIO()
+    typed = iter([*lines, "quit"])
+
+    def read(prompt: str) -> str:
+        line = next(typed)
+        out.write(f"{prompt}{line}\n")
+        return line
+
+    seat = rnd.to_act
+    assert seat is not None
+    names = ["you", "greedy"] if seat == 0 else ["greedy", "you"]
+    console = Console(file=out, width=200, color_system=None)
+    player = TerminalPlayer(RULES2, seat, names, 1, 0, console, read=read)
+    try:
+        action = player.decide(rnd.observation(seat), rnd.legal_actions())
+    except QuitGame:
+        action = None
+    return action, out.getvalue()
+
+
+def answers(transcript: str) -> list[str]:
+    """What was printed after each prompt and the line typed there (the answer to it)."""
+    return [a.partition("\n")[2] for a in transcript.split("your move> ")[1:]]
+
+
+def listed(text: str) -> list[tuple[int, str]]:
+    return [(int(m.group(1)), m.group(2)) for m in LISTED.finditer(text)]
+
+
+def test_two_listings_of_a_position_number_its_moves_alike() -> None:
+    rnd = position(LEAD, "", [])
+    pages = ["moves", *["more"] * 10]
+    _, first = at_prompt(rnd, pages)
+    _, again = at_prompt(rnd, ["moves 2", *pages])  # a filtered list in between
+    whole = [row for a in answers(first) for row in listed(a)]
+    assert [row for a in answers(again)[1:] for row in listed(a)] == whole
+    ranked = ordered(rnd.legal_actions())
+    assert len(whole) == len(ranked) > 40
+    assert whole == [(i, action_text(a)) for i, a in enumerate(ranked, 1)]
+    twos = listed(answers(again)[0])
+    assert twos and set(twos) <= set(whole)  # the filter keeps each move's number
+
+
+def test_a_number_from_an_earlier_position_is_refused() -> None:
+    """The report of #26: ``1`` twice bet 15, then played a single 2. Now the second ``1``,
+    typed at the next position with no list shown there, is refused in one line."""
+    rnd = position(LEAD, "", [])
+    action, text = at_prompt(rnd, ["moves bet", "1"])
+    assert action is not None and action.type == "bet" and action.value == 15, text
+    rnd.bet(0, 15)
+    action, text = at_prompt(rnd, ["1"])
+    assert action is None, action  # nothing played; the person then quit
+    refusal = answers(text)[0].strip().splitlines()
+    assert len(refusal) == 1 and refusal[0].startswith("error: no moves are listed"), refusal
+    action, text = at_prompt(rnd, ["moves bomb", "1", "moves 2", "1"])
+    assert [a.strip() for a in answers(text)[1].splitlines()][0].startswith(
+        "error: move 1 is not on a list shown for this position"
+    ), text
+    assert action is not None and str(action.combo) == "single 2: 2a", text
+
+
+def test_moves_filters_by_rank_card_and_kind() -> None:
+    rnd = position(LEAD, "", [])
+    plays = [a for a in ordered(rnd.legal_actions()) if a.combo is not None]
+    checks = {
+        "moves 7": lambda a: any(c.startswith("7") for c in a.combo.cards),
+        "moves 7s": lambda a: any(c.startswith("7") for c in a.combo.cards),
+        "moves j": lambda a: "J" in a.combo.cards,
+        "moves 7B": lambda a: "7b" in a.combo.cards,
+        "moves pair 7": lambda a: a.combo.kind == "set" and a.combo.size == 2
+        and any(c.startswith("7") for c in a.combo.cards),
+        "moves run": lambda a: a.combo.kind == "sequence" and a.combo.width == 1,
+        "moves bombs": lambda a: a.combo.kind == "bomb",
+    }  # fmt: skip
+    lines = [w for line in checks for w in (line, *["more"] * 6)]
+    _, text = at_prompt(rnd, lines)
+    got = answers(text)
+    for k, (line, keep) in enumerate(checks.items()):
+        shown = {t for page in got[7 * k : 7 * k + 7] for _, t in listed(page)}
+        want = {action_text(a) for a in plays if keep(a)}
+        assert want and shown == want, (line, shown ^ want)
+    _, text = at_prompt(rnd, ["moves Pairs xyz"])
+    (error,) = answers(text)[0].strip().splitlines()
+    assert error.startswith("error: moves cannot filter by 'xyz': give a rank"), error
+    _, text = at_prompt(rnd, ["moves 7 K"])
+    assert answers(text)[0].strip() == "no legal move matches '7 K' (type moves for all of them)"
+
+
+def test_a_long_list_is_paged() -> None:
+    from haggis_sim.cli.play_session import PAGE
+
+    rnd = position(LEAD, "", [])
+    total = len(rnd.legal_actions())
+    pages = -(-total // PAGE)
+    _, text = at_prompt(rnd, ["moves", *["more"] * pages])
+    got = answers(text)
+    for k in range(pages):
+        rows = listed(got[k])
+        assert [n for n, _ in rows] == list(range(k * PAGE + 1, min(total, (k + 1) * PAGE) + 1))
+        left = total - (k + 1) * PAGE
+        hint = f"... {left} more: type more"
+        assert (hint in got[k]) == (left > 0), got[k]
+    assert got[pages].strip() == "error: nothing more to list: type moves"
+
+
+def test_typed_lines_from_a_pipe_are_echoed_as_typed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A terminal echoes what is typed; piped input is echoed by the reader, unchanged."""
+    from haggis_sim.cli.play_session import LineReader
+
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"Moves  7B \n5a J\r\n")
+    os.close(write_end)
+    with os.fdopen(read_end) as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        reader = LineReader(tick=0.01)
+        assert [reader("your move> "), reader("your move> ")] == ["Moves  7B ", "5a J"]
+    assert capsys.readouterr().out == "your move> Moves  7B \nyour move> 5a J\n"
 
 
 # --- the game: played by the runner, bots as in a run -----------------------------------------
