@@ -135,14 +135,13 @@ def _numbered(number: int, legal: Sequence[hs.Action], shown: Collection[int]) -
     if not shown:
         return Command(
             "error",
-            text=f"no moves are listed for this position yet, so {number} is not played (a "
-            "number from an earlier list means another move now): type moves, then a number",
+            text=f"no moves listed at this position yet, so {number} is not played: "
+            "type moves first",
         )
     if number not in shown:
         return Command(
             "error",
-            text=f"move {number} is not on a list shown for this position: "
-            "type moves (or more) to see it first",
+            text=f"move {number} is not on a list shown at this position: type moves first",
         )
     return Command("act", (listing[number - 1],))
 

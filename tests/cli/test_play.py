@@ -1,8 +1,10 @@
 """``haggis-sim play --vs SPEC``: the prompt's parser, the screen, and whole games in a pty.
 
 The end-to-end tests drive the real command in a pseudo-terminal (``pexpect``), answer
-every prompt as a person would (moves and numbers, typed cards, an ambiguous and an
-illegal input, a hint, a bet), and check the logged run with ``replay`` and ``query``.
+every prompt as a person would (moves page by page and numbers, typed cards, an ambiguous
+and an illegal input, a hint, a bet), and check the logged run with ``replay`` and
+``query``; the moves list (stable numbers, stale numbers refused, filters, pages) is also
+driven in-process at the prompt, and once through a pipe.
 """
 
 from __future__ import annotations
@@ -115,10 +117,10 @@ def test_a_number_not_listed_at_this_position_is_refused() -> None:
     position's list (or never listed) is one error line, not whatever it means now."""
     rnd = position(["3a 5a 9c", "6a 6b 7c"], "", [(0, "5a")])
     never = parse(rnd, "2")
-    assert never.verb == "error" and "no moves are listed for this position yet" in never.text
+    assert never.verb == "error" and "no moves listed at this position yet" in never.text
     assert "\n" not in never.text
     other = parse(rnd, "2", frozenset({1, 4}))
-    assert other.verb == "error" and "move 2 is not on a list shown" in other.text
+    assert other.verb == "error" and "move 2 is not on a list shown at this position" in other.text
     assert parse(rnd, "4", frozenset({1, 4})).actions == (ordered(rnd.legal_actions())[3],)
     assert "no move 9: the moves are numbered 1..6" in parse(rnd, "9", frozenset({1})).text
 
@@ -259,10 +261,10 @@ def test_a_number_from_an_earlier_position_is_refused() -> None:
     action, text = at_prompt(rnd, ["1"])
     assert action is None, action  # nothing played; the person then quit
     refusal = answers(text)[0].strip().splitlines()
-    assert len(refusal) == 1 and refusal[0].startswith("error: no moves are listed"), refusal
+    assert len(refusal) == 1 and refusal[0].startswith("error: no moves listed at this"), refusal
     action, text = at_prompt(rnd, ["moves bomb", "1", "moves 2", "1"])
     assert [a.strip() for a in answers(text)[1].splitlines()][0].startswith(
-        "error: move 1 is not on a list shown for this position"
+        "error: move 1 is not on a list shown at this position"
     ), text
     assert action is not None and str(action.combo) == "single 2: 2a", text
 
@@ -440,7 +442,7 @@ class Session:
         self.done: set[str] = set()
 
     def wait(self) -> tuple[int, str]:
-        i = self.child.expect([PROMPT, "which one\\? .*> ", pexpect.EOF])
+        i = self.child.expect([PROMPT, pexpect.EOF])
         text = clean(self.child.before)
         self.log.append(text)
         return i, text
@@ -449,12 +451,16 @@ class Session:
         self.child.sendline(line)
 
     def moves(self) -> list[tuple[int, str]]:
+        """The whole list of this position's moves, page by page."""
         self.send("moves")
-        i, text = self.wait()
-        assert i == 0
-        return [
-            (int(m.group(1)), m.group(2)) for m in re.finditer(r"^\s+(\d+)\. (.+)$", text, re.M)
-        ]
+        rows: list[tuple[int, str]] = []
+        while True:
+            i, text = self.wait()
+            assert i == 0
+            rows += listed(text)
+            if "more: type more" not in text:
+                return rows
+            self.send("more")
 
     def turn(self, screen: str) -> None:
         """Answer one prompt: the scripted firsts, then moves and a number (or typed cards)."""
@@ -490,8 +496,10 @@ class Session:
             self.done.add("ambiguous")
             self.send(f"{suits[0]} J Q")
             i, text = self.wait()
-            assert i == 1 and "several ways" in text, text
-            self.send("1")
+            assert i == 0 and "several ways" in text, text
+            readings = listed(text)
+            assert len(readings) > 1 and all(texts[n] == t for n, t in readings), text
+            self.send(str(readings[0][0]))  # listed under its number in the moves list
             return
         plays = [(n, t) for n, t in listing if ":" in t]
         passes = [n for n, t in listing if t == "pass"]
@@ -522,7 +530,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Session
     session = Session(child)
     while True:
         i, text = session.wait()
-        if i == 2:
+        if i == 1:
             break
         session.turn(text)
     child.close()
@@ -586,3 +594,48 @@ def test_stopping_early_logs_nothing(tmp_path: Path, how: str, status: int) -> N
     assert "not logged (no files were written)" in rest
     assert "Traceback" not in rest
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.pty
+def test_in_the_terminal_a_stale_number_is_refused_and_moves_filter(tmp_path: Path) -> None:
+    """Typed as in #26: a list, its move 1, then ``1`` again at the next position."""
+    child = spawn(["--vs", "greedy", "--seed", "5", "--out", str(tmp_path / "g")], tmp_path)
+    session = Session(child)
+    session.wait()
+    first = session.moves()[0]
+    session.send("1")
+    _, text = session.wait()
+    assert f"you: {first[1]}" in text or f"you bet {first[1].split()[-1]}" in text, text
+    session.send("1")
+    _, text = session.wait()
+    refusal = [line for line in text.splitlines()[1:] if line.strip()]
+    assert len(refusal) == 1 and refusal[0].startswith("error: no moves listed at this"), text
+    session.send("MoVeS 7")
+    _, text = session.wait()
+    assert text.splitlines()[0] == "MoVeS 7"  # the terminal's echo, as typed
+    sevens = listed(text)
+    assert all(re.search(r": .*\b7[a-e]\b", t) for _, t in sevens), sevens
+    session.send("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+@pytest.mark.slow
+def test_piped_input_is_echoed_and_a_stale_number_refused(tmp_path: Path) -> None:
+    """``printf 'moves\\n1\\n1\\nquit\\n' | haggis-sim play``: the output is a transcript."""
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120", "PYTHONPATH": str(ROOT)}
+    res = subprocess.run(
+        [sys.executable, "-m", "haggis_sim.cli", "play", "--vs", "greedy", "--seed", "5",
+         "--out", str(tmp_path / "g")],
+        input="moves bet\n1\n1\n  Quit\n", capture_output=True, text=True, env=env,
+        cwd=tmp_path, timeout=600,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    for typed in ("moves bet", "1", "  Quit"):
+        assert f"your move> {typed}\n" in out, out
+    after = out.split("your move> 1\n")
+    assert len(after) == 3 and "you bet 15" in after[1], out
+    assert after[2].splitlines()[0].startswith("error: no moves listed at this"), after[2]
+    assert not (tmp_path / "g").exists()
