@@ -199,33 +199,47 @@ LEAD = ["2a 3a 4a 5a 7a 7b 7c 9a J", "6b 6c 7d 8b K"]  # 46 legal moves: 3 pages
 LISTED = re.compile(r"^\s+(\d+)\. (.+)$", re.M)
 
 
-def at_prompt(rnd: hs.Round, lines: list[str]) -> tuple[hs.Action | None, str]:
-    """The person to act at ``rnd`` types ``lines``: the action taken (None: they quit)
-    and the transcript (the screen, each prompt with the line typed, every answer)."""
-    import io
+class AtPrompt:
+    """A person at the prompt of one game: the same :class:`TerminalPlayer` is asked at
+    each position, as in ``play``; each decision's lines are scripted, then ``quit``."""
 
-    from rich.console import Console
+    def __init__(self, seat: int = 0) -> None:
+        import io
 
-    from haggis_sim.cli.play_session import QuitGame, TerminalPlayer
+        from rich.console import Console
 
-    out = io.StringIO()
-    typed = iter([*lines, "quit"])
+        from haggis_sim.cli.play_session import TerminalPlayer
 
-    def read(prompt: str) -> str:
-        line = next(typed)
-        out.write(f"{prompt}{line}\n")
+        self.out = io.StringIO()
+        self.typed: list[str] = []
+        names = ["you", "greedy"] if seat == 0 else ["greedy", "you"]
+        console = Console(file=self.out, width=200, color_system=None)
+        self.player = TerminalPlayer(RULES2, seat, names, 1, 0, console, read=self.read)
+
+    def read(self, prompt: str) -> str:
+        line = self.typed.pop(0)
+        self.out.write(f"{prompt}{line}\n")
         return line
 
-    seat = rnd.to_act
-    assert seat is not None
-    names = ["you", "greedy"] if seat == 0 else ["greedy", "you"]
-    console = Console(file=out, width=200, color_system=None)
-    player = TerminalPlayer(RULES2, seat, names, 1, 0, console, read=read)
-    try:
-        action = player.decide(rnd.observation(seat), rnd.legal_actions())
-    except QuitGame:
-        action = None
-    return action, out.getvalue()
+    def decide(self, rnd: hs.Round, lines: list[str]) -> tuple[hs.Action | None, str]:
+        """The action taken at ``rnd`` after typing ``lines`` (None: they quit) and the
+        transcript of that decision (the screen, each prompt with its line, the answers)."""
+        from haggis_sim.cli.play_session import QuitGame
+
+        self.typed = [*lines, "quit"]
+        start = self.out.tell()
+        seat = self.player.seat
+        try:
+            action = self.player.decide(rnd.observation(seat), rnd.legal_actions())
+        except QuitGame:
+            action = None
+        return action, self.out.getvalue()[start:]
+
+
+def at_prompt(rnd: hs.Round, lines: list[str]) -> tuple[hs.Action | None, str]:
+    """One decision at ``rnd``: see :meth:`AtPrompt.decide`."""
+    assert rnd.to_act is not None
+    return AtPrompt(rnd.to_act).decide(rnd, lines)
 
 
 def answers(transcript: str) -> list[str]:
@@ -255,10 +269,11 @@ def test_a_number_from_an_earlier_position_is_refused() -> None:
     """The report of #26: ``1`` twice bet 15, then played a single 2. Now the second ``1``,
     typed at the next position with no list shown there, is refused in one line."""
     rnd = position(LEAD, "", [])
-    action, text = at_prompt(rnd, ["moves bet", "1"])
+    person = AtPrompt()
+    action, text = person.decide(rnd, ["moves bet", "1"])
     assert action is not None and action.type == "bet" and action.value == 15, text
     rnd.bet(0, 15)
-    action, text = at_prompt(rnd, ["1"])
+    action, text = person.decide(rnd, ["1"])
     assert action is None, action  # nothing played; the person then quit
     refusal = answers(text)[0].strip().splitlines()
     assert len(refusal) == 1 and refusal[0].startswith("error: no moves listed at this"), refusal
@@ -275,6 +290,8 @@ def test_moves_filters_by_rank_card_and_kind() -> None:
     checks = {
         "moves 7": lambda a: any(c.startswith("7") for c in a.combo.cards),
         "moves 7s": lambda a: any(c.startswith("7") for c in a.combo.cards),
+        "moves 2": lambda a: any(c.startswith("2") for c in a.combo.cards),  # not "set of 2"
+        "moves 5": lambda a: any(c.startswith("5") for c in a.combo.cards),  # not "bet 15"
         "moves j": lambda a: "J" in a.combo.cards,
         "moves 7B": lambda a: "7b" in a.combo.cards,
         "moves pair 7": lambda a: a.combo.kind == "set" and a.combo.size == 2
