@@ -468,7 +468,6 @@ class _Builder:
             "rule_flags": self.rules.as_dict(),
             "seed": logged.manifest.seed,
             "strategies": strategies,
-            "labels": seat_labels(strategies),
             "winner": g.winner,
             "final": [row[f"score_{k}"] for k in range(self.n)],
             "rounds": rounds,
