@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..pages import render
+from .game_view import seat_labels
 
 
 def render_page(view: dict[str, Any]) -> str:
@@ -21,5 +22,6 @@ def render_page(view: dict[str, Any]) -> str:
         "game.html.j2",
         view=view,
         alternatives=view.get("alternatives"),
+        labels=seat_labels(view["strategies"]),  # the header's: short, the full spec on hover
         final=" – ".join(str(x) for x in view["final"]),
     )

@@ -146,6 +146,28 @@ def _chosen_seats(seats: str | tuple[int, ...], logged: LoggedGame) -> set[int]:
     return set(seats)
 
 
+def seat_labels(specs: list[str]) -> list[str]:
+    """A short label per seat's strategy spec, for the page's header and seat boxes.
+
+    The strategy's name, plus only the parameters in which its spec differs from another
+    seat's spec of the same name: ``mcts`` against ``heuristic``, ``mcts:iters=100`` against
+    ``mcts:iters=400`` (the full spec, a line of a dozen parameters, goes on hover and in a
+    fold). Where that would not tell two different specs apart, the full specs.
+    """
+    parsed = [
+        (name, dict(kv.partition("=")[::2] for kv in rest.split(",") if "=" in kv))
+        for name, _, rest in (spec.partition(":") for spec in specs)
+    ]
+    labels = []
+    for name, params in parsed:
+        alike = [other for n, other in parsed if n == name]
+        keys = [k for k in params if len({other.get(k) for other in alike}) > 1]
+        labels.append(name + (":" + ",".join(f"{k}={params[k]}" for k in keys) if keys else ""))
+    if len(set(labels)) < len(set(specs)):
+        return list(specs)
+    return labels
+
+
 def _alt_text(action: Action) -> str:
     """An alternative without its seat: ``pass``, ``bet 15``, ``give to seat 2``, a play."""
     if action.type == "play":

@@ -1,16 +1,22 @@
 """What a person types at the ``haggis-sim play`` prompt, read against the legal actions.
 
-A line is a command (``pass``, ``bet 15``, ``give 2``, ``moves [TEXT]``, a move number,
-``hint``, ``help``, ``quit``) or cards in the project's notation (``5a 5b``, ``10c J``).
-Cards are matched to the legal plays made of exactly those cards: one match is played,
-several (a wild card read in a set or in a run, ...) are listed for the person to pick,
-none gives one line saying why (not in the hand, not a combination, does not beat).
-Nothing here prints or reads: :func:`parse_line` returns a :class:`Command`.
+A line is a command (``pass``, ``bet 15``, ``give 2``, ``moves [WORDS]``, ``more``, a
+move number, ``hint``, ``help``, ``quit``) or cards in the project's notation (``5a 5b``,
+``10c J``). Cards are matched to the legal plays made of exactly those cards: one match is
+played, several (a wild card read in a set or in a run, ...) are listed for the person to
+pick, none gives one line saying why (not in the hand, not a combination, does not beat).
+
+Move numbers belong to the position: :func:`ordered` numbers the legal actions the same
+way every time they are listed, and a number is played only if it was shown on a list of
+this position (``shown``), so a number remembered from an earlier position is refused
+rather than read as whatever that number means now. ``moves WORDS`` keeps the actions
+matching every word (:func:`move_filter`). Nothing here prints or reads:
+:func:`parse_line` returns a :class:`Command`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -27,16 +33,18 @@ def clip(text: str) -> str:
     return text if len(text) <= ECHO else text[:ECHO] + "…"
 
 
-Verb = Literal["act", "choose", "moves", "hint", "help", "quit", "empty", "error"]
+Verb = Literal["act", "choose", "moves", "more", "hint", "help", "quit", "empty", "error"]
 
 
 @dataclass(frozen=True)
 class Command:
     """A typed line, understood.
 
-    ``act``: do ``actions[0]``; ``choose``: the cards read several legal ways, ask which
-    of ``actions``; ``moves``: list the legal actions (``text``: a filter); ``error``:
-    ``text`` says what is wrong; ``hint``, ``help``, ``quit``, ``empty``: as named.
+    ``act``: do ``actions[0]``; ``choose``: the cards read several legal ways, list
+    ``actions`` to pick from by number; ``moves``: list the legal actions (``text``: the
+    filter words, already checked by :func:`move_filter`); ``more``: the next page of the
+    last list; ``error``: ``text`` says what is wrong; ``hint``, ``help``, ``quit``,
+    ``empty``: as named.
     """
 
     verb: Verb
@@ -73,9 +81,17 @@ def action_text(action: hs.Action) -> str:
 
 
 def parse_line(
-    line: str, obs: hs.Observation, legal: Sequence[hs.Action], rules: hs.Rules
+    line: str,
+    obs: hs.Observation,
+    legal: Sequence[hs.Action],
+    rules: hs.Rules,
+    shown: Collection[int] = frozenset(),
 ) -> Command:
-    """Read one line typed by the seat to act, given its observation and legal actions."""
+    """Read one line typed by the seat to act, given its observation and legal actions.
+
+    ``shown``: the move numbers listed at this position so far (by ``moves``, ``more``,
+    ``hint`` or a list of readings); a number not among them is refused.
+    """
     text = line.strip()
     if len(text) > MAX_LINE:  # no command or hand is this long: not echoed in full
         return Command(
@@ -94,9 +110,15 @@ def parse_line(
     if head == "hint" and not rest:
         return Command("hint")
     if head in ("moves", "m"):
-        return Command("moves", text=" ".join(text.split()[1:]))
+        wanted = " ".join(text.split()[1:])  # as typed: an error quotes it so
+        problem = move_filter(wanted)
+        if isinstance(problem, str):
+            return Command("error", text=problem)
+        return Command("moves", text=wanted)
+    if head == "more" and not rest:
+        return Command("more")
     if text.isdigit():
-        return _numbered(int(text), legal)
+        return _numbered(int(text), legal, shown)
     if head in ("pass", "p") and not rest:
         return _pass(obs, legal)
     if head == "bet":
@@ -106,11 +128,83 @@ def parse_line(
     return _cards(text, obs, legal, rules)
 
 
-def _numbered(number: int, legal: Sequence[hs.Action]) -> Command:
+def _numbered(number: int, legal: Sequence[hs.Action], shown: Collection[int]) -> Command:
     listing = ordered(legal)
     if not 1 <= number <= len(listing):
         return Command("error", text=f"no move {number}: the moves are numbered 1..{len(listing)}")
+    if not shown:
+        return Command(
+            "error",
+            text=f"no moves listed at this position yet, so {number} is not played: "
+            "type moves first",
+        )
+    if number not in shown:
+        return Command(
+            "error",
+            text=f"move {number} is not on a list shown at this position: type moves first",
+        )
     return Command("act", (listing[number - 1],))
+
+
+#: ``moves`` words naming a kind of action (a plural ``pairs``, ``bombs`` reads the same)
+KIND_WORDS: dict[str, Callable[[hs.Action], bool]] = {
+    "single": lambda a: a.combo is not None and a.combo.kind == "set" and a.combo.size == 1,
+    "pair": lambda a: a.combo is not None and a.combo.kind == "set" and a.combo.size == 2,
+    "triple": lambda a: a.combo is not None and a.combo.kind == "set" and a.combo.size == 3,
+    "set": lambda a: a.combo is not None and a.combo.kind == "set" and a.combo.size >= 2,
+    "run": lambda a: a.combo is not None and a.combo.kind == "sequence" and a.combo.width == 1,
+    "stair": lambda a: a.combo is not None and a.combo.kind == "sequence" and a.combo.width > 1,
+    "bomb": lambda a: a.combo is not None and a.combo.kind == "bomb",
+    "pass": lambda a: a.type == "pass",
+    "bet": lambda a: a.type == "bet",
+    "give": lambda a: a.type == "give",
+}
+RANK_WORDS = {**{str(r): str(r) for r in range(2, 10)}, "10": "T", "t": "T"}
+RANK_WORDS |= {"j": "J", "q": "Q", "k": "K"}
+FILTER_HELP = (
+    "a rank (7, 10, J), a card (7a) or one of " + ", ".join(KIND_WORDS) + "; words combine "
+    "(moves pair 7: the pairs holding a 7)"
+)
+
+
+def _word_test(word: str) -> Callable[[hs.Action], bool] | None:
+    """What one ``moves`` word keeps: a kind, a rank, a card; None if it is none of them."""
+    w = word.lower()
+    for name in (w, w[:-1] if w.endswith("s") else None):
+        if name in KIND_WORDS:
+            return KIND_WORDS[name]
+        if name in RANK_WORDS:
+            rank = RANK_WORDS[name]
+            return lambda a: a.combo is not None and any(c[0] == rank for c in a.combo.cards)
+    try:
+        cards = hs.parse_cards(_tokens(word))
+    except hs.InputError:
+        return None
+    if len(cards) != 1:
+        return None
+    card = next(iter(cards))
+    return lambda a: a.combo is not None and card in a.combo.cards
+
+
+def move_filter(words: str) -> Callable[[hs.Action], bool] | str:
+    """``moves WORDS`` as a test an action passes when it matches every word; or, for a word
+    that is not a rank, a card or a kind of action, the one line saying so."""
+    tests = []
+    for word in words.split():
+        test = _word_test(word)
+        if test is None:
+            return f"moves cannot filter by {clip(word)!r}: give {FILTER_HELP}"
+        tests.append(test)
+    return lambda a: all(t(a) for t in tests)
+
+
+def numbered(legal: Sequence[hs.Action], words: str = "") -> list[tuple[int, hs.Action]]:
+    """The legal actions ``moves WORDS`` lists: (number, action), numbered as
+    :func:`ordered` numbers the whole list (a filter keeps each action's number)."""
+    keep = move_filter(words)
+    if isinstance(keep, str):
+        raise hs.InputError(keep)
+    return [(i, a) for i, a in enumerate(ordered(legal), 1) if keep(a)]
 
 
 def _pass(obs: hs.Observation, legal: Sequence[hs.Action]) -> Command:

@@ -28,20 +28,29 @@ from strategies import CompiledStrategy, Strategy, is_compiled
 from ..engine import record as R
 from ..engine.rng import derive, new_stream
 from ..runner.seating import strategy_seed
-from .play_input import Command, action_text, ordered, parse_line
+from .play_input import Command, action_text, numbered, ordered, parse_line
 from .play_screen import screen, seat_label
 
 HINT_SAMPLES = 100  # search iterations per alternative in a hint (strategies.shortlist)
 HINT_ROWS = 10
+PAGE = 20  # moves listed at a time; ``more`` lists the next ones
 
-HELP = """\
+HELP = f"""\
 Type one of:
-  cards, e.g. 5a 5b or 10c J   play them (if they read several ways you pick one)
+  cards, e.g. 5a 5b or 10c J   play them (if they read several ways, each is listed
+                               with its number: type the number)
   pass                         pass in this trick
   bet 15                       bet before your first play (values the rules offer)
   give 2                       who receives your bombed trick or the Haggis
-  moves [TEXT]                 numbered legal moves (TEXT filters, e.g. moves bomb)
-  a number                     play that move from the moves list
+  moves                        the legal moves, numbered, {PAGE} at a time
+  moves WORDS                  only the moves matching every word: a rank (moves 7,
+                               moves 10, moves J), a card (moves 7a), or a kind: single
+                               pair triple set run stair bomb pass bet give
+                               (moves pair 7: the pairs holding a 7)
+  more                         the next {PAGE} moves of the list
+  a number                     play that move. A move keeps its number at this position
+                               (a filtered list too); a number not listed at this
+                               position (by moves, more or hint) is refused
   hint                         the search's scores of your alternatives
   help                         this text
   quit                         stop now: the game is not logged
@@ -57,6 +66,10 @@ class LineReader:
     wakes every ``tick`` seconds, and the bytes are read from the file descriptor with
     their own buffer (a buffered ``readline`` could hold typed-ahead lines ``select``
     cannot see). Without a file descriptor (a test's fake stdin) ``input()`` is used.
+
+    A terminal echoes what is typed; input from a pipe or a file is echoed here, exactly
+    as it was read, after the prompt, so the transcript of a session shows every line the
+    person gave (``printf 'moves\\n1\\n' | haggis-sim play ... | tee game.txt``).
     """
 
     def __init__(self, tick: float = 0.1) -> None:
@@ -67,7 +80,7 @@ class LineReader:
         try:
             fd = sys.stdin.fileno()
         except (AttributeError, OSError, ValueError):
-            return input(prompt)
+            return self.echo(input(prompt), sys.stdin.isatty())
         sys.stdout.write(prompt)
         sys.stdout.flush()
         while b"\n" not in self.pending:
@@ -80,7 +93,15 @@ class LineReader:
                 raise EOFError
             self.pending += chunk
         line, _, self.pending = self.pending.partition(b"\n")
-        return line.decode(errors="replace").rstrip("\r")
+        return self.echo(line.decode(errors="replace").rstrip("\r"), os.isatty(fd))
+
+    @staticmethod
+    def echo(line: str, terminal: bool) -> str:
+        """``line``, written after the prompt too unless a terminal has echoed it already."""
+        if not terminal:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+        return line
 
 
 class QuitGame(Exception):
@@ -112,6 +133,8 @@ class TerminalPlayer:
         self.trick_no = -1
         self.trick: list[tuple[int, hs.Action]] = []
         self.last: hs.Observation | None = None
+        self.shown: set[int] = set()  # move numbers listed at the position now to act
+        self.rest: list[tuple[int, hs.Action]] = []  # the list's moves ``more`` would show
 
     # --- narration ----------------------------------------------------------------------
     def label(self, seat: int) -> str:
@@ -189,12 +212,14 @@ class TerminalPlayer:
     def decide(self, observation: hs.Observation, legal: list[hs.Action]) -> hs.Action:
         """Show the table and read lines until one names a legal action."""
         self.catch_up(observation)
+        self.shown, self.rest = set(), []  # a new position: no number of it listed yet
         self.console.print()
         self.console.print(
             screen(observation, self.rules, self.names, self.round_no + 1, self.trick)
         )
         while True:
-            cmd = parse_line(self.read("your move> "), observation, legal, self.rules)
+            line = self.read("your move> ")
+            cmd = parse_line(line, observation, legal, self.rules, self.shown)
             action = self.answer(cmd, observation, legal)
             if action is not None:
                 self.record(observation, action)
@@ -205,11 +230,13 @@ class TerminalPlayer:
         if cmd.verb == "act":
             return cmd.actions[0]
         if cmd.verb == "choose":
-            return self.pick(cmd.actions)
-        if cmd.verb == "error":
+            self.readings(cmd.actions, legal)
+        elif cmd.verb == "error":
             self.say(f"error: {cmd.text}", style="red")
         elif cmd.verb == "moves":
             self.show_moves(legal, cmd.text)
+        elif cmd.verb == "more":
+            self.more()
         elif cmd.verb == "hint":
             self.hint(obs, legal)
         elif cmd.verb == "help":
@@ -218,27 +245,39 @@ class TerminalPlayer:
             raise QuitGame
         return None
 
-    def pick(self, options: Sequence[hs.Action]) -> hs.Action | None:
-        """The cards read several legal ways: list them, read a number (else cancel)."""
-        self.say("These cards can be played several ways:")
-        for i, a in enumerate(options, 1):
-            self.say(f"  {i}. {action_text(a)}")
-        answer = self.read(f"which one? [1-{len(options)}, anything else cancels]> ").strip()
-        if answer.isdigit() and 1 <= int(answer) <= len(options):
-            return options[int(answer) - 1]
-        self.say("cancelled: nothing played")
-        return None
+    def readings(self, options: Sequence[hs.Action], legal: Sequence[hs.Action]) -> None:
+        """The cards read several legal ways: list each reading under its move number."""
+        number = {a.code: i for i, a in enumerate(ordered(legal), 1)}
+        self.say("These cards can be played several ways; type the number of the one you mean:")
+        self.list_moves([(number[a.code], a) for a in options])
 
-    def show_moves(self, legal: Sequence[hs.Action], text: str) -> None:
-        """Every legal action, numbered (a number typed at the prompt plays it)."""
-        want = text.lower()
-        shown = 0
-        for i, a in enumerate(ordered(legal), 1):
-            if want in action_text(a).lower():
-                self.say(f"  {i:3d}. {action_text(a)}")
-                shown += 1
-        if not shown:
-            self.say(f"no legal move matches {text!r}")
+    def show_moves(self, legal: Sequence[hs.Action], words: str) -> None:
+        """The legal actions matching ``words``, numbered, the first :data:`PAGE` of them."""
+        found = numbered(legal, words)
+        if not found:
+            self.say(f"no legal move matches {words!r} (type moves for all of them)")
+            return
+        self.rest = found
+        self.more()
+
+    def more(self) -> None:
+        """The next :data:`PAGE` moves of the last list, and how many are left."""
+        if not self.rest:
+            self.say("error: nothing more to list: type moves", style="red")
+            return
+        page, self.rest = self.rest[:PAGE], self.rest[PAGE:]
+        self.list_moves(page)
+        if self.rest:
+            self.say(
+                f"  ... {len(self.rest)} more: type more, or narrow the list "
+                "(moves 7, moves pair, moves bomb; help says how)"
+            )
+
+    def list_moves(self, moves: Sequence[tuple[int, hs.Action]]) -> None:
+        """Print ``(number, action)`` lines; those numbers may now be typed at this position."""
+        for i, a in moves:
+            self.say(f"  {i:3d}. {action_text(a)}")
+            self.shown.add(i)
 
     def hint(self, obs: hs.Observation, legal: Sequence[hs.Action]) -> None:
         """Score the alternatives from this seat's observation only, and print the table."""
@@ -260,10 +299,12 @@ class TerminalPlayer:
                 f"{a.margin:+.1f} ± {a.margin_stderr:.1f}",
                 f"{100 * a.first_out:.0f}%",
             )
+            self.shown.add(number[a.action.code])
         self.console.print(table)
         if len(alts) > HINT_ROWS:
             self.say(f"({len(alts) - HINT_ROWS} more scored, not shown)")
         top = alts[0]
+        self.shown.add(number[top.action.code])
         line = f"the search would play #{number[top.action.code]} {action_text(top.action)}"
         # the next best that scores differently (5a and 5b alike are one choice)
         nxt = next((a for a in alts if (a.value, a.margin) != (top.value, top.margin)), None)
@@ -274,6 +315,7 @@ class TerminalPlayer:
                 f": {top.value - nxt.value:+.3f} value ({top.margin - nxt.margin:+.1f} points "
                 f"of round margin) over #{number[nxt.action.code]} {action_text(nxt.action)}"
             )
+            self.shown.add(number[nxt.action.code])
         self.say(line, style="bold")
         self.say(
             "value: the round's score margin squashed to 0..1 (0.5 even), mean over deals of "

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -171,6 +172,58 @@ def test_page_is_self_contained(runs: dict[str, Path], tmp_path: Path) -> None:
     for needle in ("http://", "https://", "src=", "<link", "@import", "url(", "//cdn"):
         assert needle not in text.lower(), needle
     assert text.count("<script") == 2  # the data and the viewer, both inline
+
+
+class Header(HTMLParser):
+    """The page's ``<header>``: the text of its meta lines and its folds; and the title of
+    every strategy label on the page (the header's and the seat boxes')."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[tuple[str, str]] = []  # (tag, class) from <header> in
+        self.meta: list[str] = []  # what the lines naming the seats and the result show
+        self.folded: list[str] = []
+        self.titles: dict[str, list[str]] = {}  # class -> title of each span, in order
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "header" or self.stack:
+            self.stack.append((tag, a.get("class") or ""))
+        if tag == "span" and a.get("class") in ("spec", "who"):  # "who": the seat boxes
+            self.titles.setdefault(a.get("class") or "", []).append(a.get("title") or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.stack and self.stack.pop() == ("p", "meta"):
+            self.meta.append("\n")  # the lines apart
+
+    def handle_data(self, data: str) -> None:
+        if any(tag == "details" for tag, _ in self.stack):
+            self.folded.append(data)
+        elif ("p", "meta") in self.stack:
+            self.meta.append(data)
+
+
+def test_header_names_each_seat_once_short_with_the_full_spec_on_hover(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """#26: the header repeated the full mcts spec three times. Now each seat's strategy
+    is named once, short; its full spec is the label's title and in a fold."""
+    page = tmp_path / "g.html"
+    data = show(runs["mcts"], 1, page)
+    specs = data["strategies"]
+    names = [spec.partition(":")[0] for spec in specs]
+    assert sorted(names) == ["heuristic", "mcts"] and all(len(s) > 60 for s in specs), specs
+    head = Header()
+    head.feed(page.read_text(encoding="utf-8"))
+    visible = " ".join("".join(head.meta).split())
+    assert f"seat 0: {names[0]}; seat 1: {names[1]}" in visible, visible
+    for name in ("heuristic", "mcts"):
+        assert len(re.findall(rf"\b{name}\b", visible)) == 1, visible  # once, not 3 times
+    assert "=" not in visible, visible  # no parameter in sight
+    assert head.titles["spec"] == specs  # hover: the full spec, seat by seat
+    assert head.titles["who"] == specs  # the seat boxes' labels too
+    folded = "".join(head.folded)
+    assert all(f"seat {k}: {spec}" in folded for k, spec in enumerate(specs)), folded
 
 
 # --- in the browser ------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 """``haggis-sim play --vs SPEC``: the prompt's parser, the screen, and whole games in a pty.
 
 The end-to-end tests drive the real command in a pseudo-terminal (``pexpect``), answer
-every prompt as a person would (moves and numbers, typed cards, an ambiguous and an
-illegal input, a hint, a bet), and check the logged run with ``replay`` and ``query``.
+every prompt as a person would (moves page by page and numbers, typed cards, an ambiguous
+and an illegal input, a hint, a bet), and check the logged run with ``replay`` and
+``query``; the moves list (stable numbers, stale numbers refused, filters, pages) is also
+driven in-process at the prompt, and once through a pipe.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typer.testing import CliRunner
 
 import haggis_sim as hs
 from haggis_sim.cli import app
-from haggis_sim.cli.play_input import ordered, parse_line
+from haggis_sim.cli.play_input import action_text, ordered, parse_line
 from haggis_sim.cli.play_screen import hand_text, plain, screen
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,10 +42,10 @@ def position(
     return rnd
 
 
-def parse(rnd: hs.Round, line: str):  # type: ignore[no-untyped-def]
+def parse(rnd: hs.Round, line: str, shown: frozenset[int] = frozenset()):  # type: ignore[no-untyped-def]
     seat = rnd.to_act
     assert seat is not None
-    return parse_line(line, rnd.observation(seat), rnd.legal_actions(), RULES2)
+    return parse_line(line, rnd.observation(seat), rnd.legal_actions(), RULES2, shown)
 
 
 # --- the parser ---------------------------------------------------------------------------
@@ -101,11 +103,36 @@ def test_numbers_follow_the_moves_order_and_commands_are_known() -> None:
     listing = ordered(rnd.legal_actions())
     assert [a.type for a in listing] == ["pass", "bet", "bet", "play", "play", "play"]
     assert [str(a.combo.cards) for a in listing if a.combo] == ["6a", "6b", "7c"]
+    every = frozenset(range(1, len(listing) + 1))
     for i, action in enumerate(listing, 1):
-        assert parse(rnd, str(i)).actions == (action,)
-    assert [parse(rnd, w).verb for w in ("hint", "help", "quit", "moves 6", "")] == [
-        "hint", "help", "quit", "moves", "empty",
+        assert parse(rnd, str(i), every).actions == (action,)
+    words = ("hint", "help", "quit", "moves 6", "more", "")
+    assert [parse(rnd, w).verb for w in words] == [
+        "hint", "help", "quit", "moves", "more", "empty",
     ]  # fmt: skip
+
+
+def test_a_number_not_listed_at_this_position_is_refused() -> None:
+    """A number is played only if a list of this position showed it: one from an earlier
+    position's list (or never listed) is one error line, not whatever it means now."""
+    rnd = position(["3a 5a 9c", "6a 6b 7c"], "", [(0, "5a")])
+    never = parse(rnd, "2")
+    assert never.verb == "error" and "no moves listed at this position yet" in never.text
+    assert "\n" not in never.text
+    other = parse(rnd, "2", frozenset({1, 4}))
+    assert other.verb == "error" and "move 2 is not on a list shown at this position" in other.text
+    assert parse(rnd, "4", frozenset({1, 4})).actions == (ordered(rnd.legal_actions())[3],)
+    assert "no move 9: the moves are numbered 1..6" in parse(rnd, "9", frozenset({1})).text
+
+
+def test_moves_are_numbered_the_same_however_the_engine_lists_them() -> None:
+    import random
+
+    rnd = position(["2a 3a 4a 5a 6a 7a 7b 7c 8a 9a J Q K", "6b 6c 7d"], "", [])
+    legal = rnd.legal_actions()
+    shuffled = list(legal)
+    random.Random(3).shuffle(shuffled)
+    assert shuffled != legal and ordered(shuffled) == ordered(legal)
 
 
 # --- the screen ---------------------------------------------------------------------------
@@ -164,6 +191,159 @@ def test_narration_of_a_bots_move_shows_none_of_its_cards() -> None:
     assert "6a" in text, text
     tokens = set(text.replace(":", " ").split())
     assert not {"6b", "7c", "8d"} & tokens, text
+
+
+# --- the moves list, its numbers and its filters, in a session at the prompt -------------
+
+LEAD = ["2a 3a 4a 5a 7a 7b 7c 9a J", "6b 6c 7d 8b K"]  # 46 legal moves: 3 pages
+LISTED = re.compile(r"^\s+(\d+)\. (.+)$", re.M)
+
+
+class AtPrompt:
+    """A person at the prompt of one game: the same :class:`TerminalPlayer` is asked at
+    each position, as in ``play``; each decision's lines are scripted, then ``quit``."""
+
+    def __init__(self, seat: int = 0) -> None:
+        import io
+
+        from rich.console import Console
+
+        from haggis_sim.cli.play_session import TerminalPlayer
+
+        self.out = io.StringIO()
+        self.typed: list[str] = []
+        names = ["you", "greedy"] if seat == 0 else ["greedy", "you"]
+        console = Console(file=self.out, width=200, color_system=None)
+        self.player = TerminalPlayer(RULES2, seat, names, 1, 0, console, read=self.read)
+
+    def read(self, prompt: str) -> str:
+        line = self.typed.pop(0)
+        self.out.write(f"{prompt}{line}\n")
+        return line
+
+    def decide(self, rnd: hs.Round, lines: list[str]) -> tuple[hs.Action | None, str]:
+        """The action taken at ``rnd`` after typing ``lines`` (None: they quit) and the
+        transcript of that decision (the screen, each prompt with its line, the answers)."""
+        from haggis_sim.cli.play_session import QuitGame
+
+        self.typed = [*lines, "quit"]
+        start = self.out.tell()
+        seat = self.player.seat
+        try:
+            action = self.player.decide(rnd.observation(seat), rnd.legal_actions())
+        except QuitGame:
+            action = None
+        return action, self.out.getvalue()[start:]
+
+
+def at_prompt(rnd: hs.Round, lines: list[str]) -> tuple[hs.Action | None, str]:
+    """One decision at ``rnd``: see :meth:`AtPrompt.decide`."""
+    assert rnd.to_act is not None
+    return AtPrompt(rnd.to_act).decide(rnd, lines)
+
+
+def answers(transcript: str) -> list[str]:
+    """What was printed after each prompt and the line typed there (the answer to it)."""
+    return [a.partition("\n")[2] for a in transcript.split("your move> ")[1:]]
+
+
+def listed(text: str) -> list[tuple[int, str]]:
+    return [(int(m.group(1)), m.group(2)) for m in LISTED.finditer(text)]
+
+
+def test_two_listings_of_a_position_number_its_moves_alike() -> None:
+    rnd = position(LEAD, "", [])
+    pages = ["moves", *["more"] * 10]
+    _, first = at_prompt(rnd, pages)
+    _, again = at_prompt(rnd, ["moves 2", *pages])  # a filtered list in between
+    whole = [row for a in answers(first) for row in listed(a)]
+    assert [row for a in answers(again)[1:] for row in listed(a)] == whole
+    ranked = ordered(rnd.legal_actions())
+    assert len(whole) == len(ranked) > 40
+    assert whole == [(i, action_text(a)) for i, a in enumerate(ranked, 1)]
+    twos = listed(answers(again)[0])
+    assert twos and set(twos) <= set(whole)  # the filter keeps each move's number
+
+
+def test_a_number_from_an_earlier_position_is_refused() -> None:
+    """The report of #26: ``1`` twice bet 15, then played a single 2. Now the second ``1``,
+    typed at the next position with no list shown there, is refused in one line."""
+    rnd = position(LEAD, "", [])
+    person = AtPrompt()
+    action, text = person.decide(rnd, ["moves bet", "1"])
+    assert action is not None and action.type == "bet" and action.value == 15, text
+    rnd.bet(0, 15)
+    action, text = person.decide(rnd, ["1"])
+    assert action is None, action  # nothing played; the person then quit
+    refusal = answers(text)[0].strip().splitlines()
+    assert len(refusal) == 1 and refusal[0].startswith("error: no moves listed at this"), refusal
+    action, text = at_prompt(rnd, ["moves bomb", "1", "moves 2", "1"])
+    assert [a.strip() for a in answers(text)[1].splitlines()][0].startswith(
+        "error: move 1 is not on a list shown at this position"
+    ), text
+    assert action is not None and str(action.combo) == "single 2: 2a", text
+
+
+def test_moves_filters_by_rank_card_and_kind() -> None:
+    rnd = position(LEAD, "", [])
+    plays = [a for a in ordered(rnd.legal_actions()) if a.combo is not None]
+    checks = {
+        "moves 7": lambda a: any(c.startswith("7") for c in a.combo.cards),
+        "moves 7s": lambda a: any(c.startswith("7") for c in a.combo.cards),
+        "moves 2": lambda a: any(c.startswith("2") for c in a.combo.cards),  # not "set of 2"
+        "moves 5": lambda a: any(c.startswith("5") for c in a.combo.cards),  # not "bet 15"
+        "moves j": lambda a: "J" in a.combo.cards,
+        "moves 7B": lambda a: "7b" in a.combo.cards,
+        "moves pair 7": lambda a: a.combo.kind == "set" and a.combo.size == 2
+        and any(c.startswith("7") for c in a.combo.cards),
+        "moves run": lambda a: a.combo.kind == "sequence" and a.combo.width == 1,
+        "moves bombs": lambda a: a.combo.kind == "bomb",
+    }  # fmt: skip
+    lines = [w for line in checks for w in (line, *["more"] * 6)]
+    _, text = at_prompt(rnd, lines)
+    got = answers(text)
+    for k, (line, keep) in enumerate(checks.items()):
+        shown = {t for page in got[7 * k : 7 * k + 7] for _, t in listed(page)}
+        want = {action_text(a) for a in plays if keep(a)}
+        assert want and shown == want, (line, shown ^ want)
+    _, text = at_prompt(rnd, ["moves Pairs xyz"])
+    (error,) = answers(text)[0].strip().splitlines()
+    assert error.startswith("error: moves cannot filter by 'xyz': give a rank"), error
+    _, text = at_prompt(rnd, ["moves 7 K"])
+    assert answers(text)[0].strip() == "no legal move matches '7 K' (type moves for all of them)"
+
+
+def test_a_long_list_is_paged() -> None:
+    from haggis_sim.cli.play_session import PAGE
+
+    rnd = position(LEAD, "", [])
+    total = len(rnd.legal_actions())
+    pages = -(-total // PAGE)
+    _, text = at_prompt(rnd, ["moves", *["more"] * pages])
+    got = answers(text)
+    for k in range(pages):
+        rows = listed(got[k])
+        assert [n for n, _ in rows] == list(range(k * PAGE + 1, min(total, (k + 1) * PAGE) + 1))
+        left = total - (k + 1) * PAGE
+        hint = f"... {left} more: type more"
+        assert (hint in got[k]) == (left > 0), got[k]
+    assert got[pages].strip() == "error: nothing more to list: type moves"
+
+
+def test_typed_lines_from_a_pipe_are_echoed_as_typed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A terminal echoes what is typed; piped input is echoed by the reader, unchanged."""
+    from haggis_sim.cli.play_session import LineReader
+
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"Moves  7B \n5a J\r\n")
+    os.close(write_end)
+    with os.fdopen(read_end) as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        reader = LineReader(tick=0.01)
+        assert [reader("your move> "), reader("your move> ")] == ["Moves  7B ", "5a J"]
+    assert capsys.readouterr().out == "your move> Moves  7B \nyour move> 5a J\n"
 
 
 # --- the game: played by the runner, bots as in a run -----------------------------------------
@@ -279,7 +459,7 @@ class Session:
         self.done: set[str] = set()
 
     def wait(self) -> tuple[int, str]:
-        i = self.child.expect([PROMPT, "which one\\? .*> ", pexpect.EOF])
+        i = self.child.expect([PROMPT, pexpect.EOF])
         text = clean(self.child.before)
         self.log.append(text)
         return i, text
@@ -288,12 +468,16 @@ class Session:
         self.child.sendline(line)
 
     def moves(self) -> list[tuple[int, str]]:
+        """The whole list of this position's moves, page by page."""
         self.send("moves")
-        i, text = self.wait()
-        assert i == 0
-        return [
-            (int(m.group(1)), m.group(2)) for m in re.finditer(r"^\s+(\d+)\. (.+)$", text, re.M)
-        ]
+        rows: list[tuple[int, str]] = []
+        while True:
+            i, text = self.wait()
+            assert i == 0
+            rows += listed(text)
+            if "more: type more" not in text:
+                return rows
+            self.send("more")
 
     def turn(self, screen: str) -> None:
         """Answer one prompt: the scripted firsts, then moves and a number (or typed cards)."""
@@ -329,8 +513,10 @@ class Session:
             self.done.add("ambiguous")
             self.send(f"{suits[0]} J Q")
             i, text = self.wait()
-            assert i == 1 and "several ways" in text, text
-            self.send("1")
+            assert i == 0 and "several ways" in text, text
+            readings = listed(text)
+            assert len(readings) > 1 and all(texts[n] == t for n, t in readings), text
+            self.send(str(readings[0][0]))  # listed under its number in the moves list
             return
         plays = [(n, t) for n, t in listing if ":" in t]
         passes = [n for n, t in listing if t == "pass"]
@@ -361,7 +547,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Session
     session = Session(child)
     while True:
         i, text = session.wait()
-        if i == 2:
+        if i == 1:
             break
         session.turn(text)
     child.close()
@@ -425,3 +611,48 @@ def test_stopping_early_logs_nothing(tmp_path: Path, how: str, status: int) -> N
     assert "not logged (no files were written)" in rest
     assert "Traceback" not in rest
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.pty
+def test_in_the_terminal_a_stale_number_is_refused_and_moves_filter(tmp_path: Path) -> None:
+    """Typed as in #26: a list, its move 1, then ``1`` again at the next position."""
+    child = spawn(["--vs", "greedy", "--seed", "5", "--out", str(tmp_path / "g")], tmp_path)
+    session = Session(child)
+    session.wait()
+    first = session.moves()[0]
+    session.send("1")
+    _, text = session.wait()
+    assert f"you: {first[1]}" in text or f"you bet {first[1].split()[-1]}" in text, text
+    session.send("1")
+    _, text = session.wait()
+    refusal = [line for line in text.splitlines()[1:] if line.strip()]
+    assert len(refusal) == 1 and refusal[0].startswith("error: no moves listed at this"), text
+    session.send("MoVeS 7")
+    _, text = session.wait()
+    assert text.splitlines()[0] == "MoVeS 7"  # the terminal's echo, as typed
+    sevens = listed(text)
+    assert all(re.search(r": .*\b7[a-e]\b", t) for _, t in sevens), sevens
+    session.send("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+@pytest.mark.slow
+def test_piped_input_is_echoed_and_a_stale_number_refused(tmp_path: Path) -> None:
+    """``printf 'moves\\n1\\n1\\nquit\\n' | haggis-sim play``: the output is a transcript."""
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120", "PYTHONPATH": str(ROOT)}
+    res = subprocess.run(
+        [sys.executable, "-m", "haggis_sim.cli", "play", "--vs", "greedy", "--seed", "5",
+         "--out", str(tmp_path / "g")],
+        input="moves bet\n1\n1\n  Quit\n", capture_output=True, text=True, env=env,
+        cwd=tmp_path, timeout=600,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    for typed in ("moves bet", "1", "  Quit"):
+        assert f"your move> {typed}\n" in out, out
+    after = out.split("your move> 1\n")
+    assert len(after) == 3 and "you bet 15" in after[1], out
+    assert after[2].splitlines()[0].startswith("error: no moves listed at this"), after[2]
+    assert not (tmp_path / "g").exists()
