@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_studies import BASE
 
 import haggis_sim.analytics.decisions as decisions
 from haggis_sim.experiment import parse_experiment, run_experiment
@@ -16,23 +17,9 @@ from haggis_sim.experiment import studies as studies_mod
 
 pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
 
-TEXT = """
-name = "kept-study"
-question = "Do bets pay?"
-games = 12
-seed = 3
-players = 2
-strategies = ["heuristic", "greedy"]
-metric = "bet_points"
-chunk_size = 6
-
-[[arms]]
-name = "default"
-
-[[arms]]
-name = "eager"
-strategies = ["heuristic:bet=0.3", "greedy"]
-
+TEXT = (
+    BASE
+    + """
 [[studies]]
 kind = "bets"
 arm = "eager"
@@ -40,6 +27,7 @@ positions = 4
 samples = {samples}
 followed_games = 4
 """
+)
 RESULT = "study-bets-eager.json"
 
 
