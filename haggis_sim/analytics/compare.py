@@ -31,7 +31,7 @@ from scipy.stats import t as student_t
 from ..errors import InputError
 from ..logs import ledger
 from ..logs.manifest import Manifest, config_digest, load_manifest
-from ..logs.query import check_parts, connect, damage_from, run_files
+from ..logs.query import check_parts, connect, damage_from, memory_bounded, run_files
 from ..pages import render
 from ..stats import newcombe, wilson_rate
 
@@ -228,6 +228,7 @@ def _lead_sql(players: int) -> str:
                FROM ahead a JOIN games g USING (game_id) GROUP BY a.game_id)"""
 
 
+@memory_bounded()
 def game_metrics(run_dir: Path) -> pl.DataFrame:
     """One row per game: ``game_id``, ``deal_id``, ``deal_seed``, ``players`` and every
     metric column.

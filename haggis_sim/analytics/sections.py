@@ -11,7 +11,9 @@ column numbers them) plus a few derived views:
   declared, and the round margin (this seat's round total minus the best other seat's).
 
 Each section function takes the connection and returns ``{table name: frame}``; nothing
-reads whole tables into Python, every query aggregates in DuckDB.
+reads whole tables into Python, every query aggregates in DuckDB. DuckDB running out of
+memory in any of them raises :class:`~haggis_sim.logs.query.MemoryLimitError` (one line
+naming ``HAGGIS_SIM_DUCKDB_MEMORY`` and a size to try), not DuckDB's own error.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from ..engine import layout as L
 from ..logs import ledger
 from ..logs import schema as logs
 from ..logs.manifest import Manifest
-from ..logs.query import check_parts, new_connection, parquet_list
+from ..logs.query import check_parts, memory_bounded, new_connection, parquet_list
 
 HAND = 17  # cards dealt to each seat: 14 suit cards + J, Q, K
 
@@ -61,6 +63,7 @@ def _q(text: str) -> str:
     return text.replace("'", "''")
 
 
+@memory_bounded()
 def connect_runs(
     run_dirs: list[Path], manifests: list[Manifest]
 ) -> tuple[duckdb.DuckDBPyConnection, list[int]]:
@@ -138,6 +141,7 @@ def _with_wilson(frame: pl.DataFrame, k: str, n: str, prefix: str = "") -> pl.Da
 # --- results ---------------------------------------------------------------------------------
 
 
+@memory_bounded()
 def results(con: duckdb.DuckDBPyConnection) -> Section:
     """Per strategy and per pairing: win rate (Wilson) and score margin (paired t over deals).
 
@@ -234,6 +238,7 @@ def _win_rates(con: duckdb.DuckDBPyConnection, sql: str) -> pl.DataFrame:
     return _with_wilson(frame, "wins", "games", "win_")
 
 
+@memory_bounded()
 def seat_lead(con: duckdb.DuckDBPyConnection) -> Section:
     """Win rate and final score by seat; by whether the seat led the game's first round;
     and round points by whether the seat led that round."""
@@ -264,6 +269,7 @@ def seat_lead(con: duckdb.DuckDBPyConnection) -> Section:
 # --- where points come from ------------------------------------------------------------------
 
 
+@memory_bounded()
 def points(con: duckdb.DuckDBPyConnection) -> Section:
     """Mean points per round by source (going out, captured cards, bets, bonus), per
     strategy and rules preset, each with a 95% t-interval over rounds (``SOURCE_low`` and
@@ -291,6 +297,7 @@ def points(con: duckdb.DuckDBPyConnection) -> Section:
 # --- bets ------------------------------------------------------------------------------------
 
 
+@memory_bounded()
 def bets(con: duckdb.DuckDBPyConnection) -> Section:
     """How often each strategy bets each value, and how bets turn out by hand strength.
 
@@ -340,7 +347,11 @@ def bets(con: duckdb.DuckDBPyConnection) -> Section:
 
 
 #: one row per bomb with the opponents' fewest cards left, the trick's points and the
-#: bomber's round margin (the ``rseats`` view of :func:`connect_runs`)
+#: bomber's round margin (the ``rseats`` view of :func:`connect_runs`). An opponent's cards
+#: left come from an equi-join of the few (bomb, opponent) rows with the moves, probed by
+#: the moves as they stream past (``prior``), then their latest move before the bomb: an
+#: ASOF join here would hold every move of every run in memory at once and fail at
+#: DuckDB's default memory limit over an experiment's many runs.
 _BOMB_ROWS = f"""
         WITH b AS (
           SELECT m.run, m.game_id, m.round, m.trick, m.turn, m.seat, m.hand_after,
@@ -349,12 +360,17 @@ _BOMB_ROWS = f"""
         opp AS (
           SELECT b.*, o.opp FROM b, (SELECT unnest([0, 1, 2]) AS opp) o
           WHERE o.opp <> b.seat AND o.opp < b.players),
-        left_ AS (
-          SELECT opp.run, opp.game_id, opp.round, opp.turn,
-                 min(coalesce(m.hand_after, {HAND})) AS opp_left
-          FROM opp ASOF LEFT JOIN moves m
+        prior AS (
+          SELECT opp.run, opp.game_id, opp.round, opp.turn, opp.opp,
+                 arg_max(m.hand_after, m.turn) AS hand
+          FROM opp JOIN moves m
             ON m.run = opp.run AND m.game_id = opp.game_id AND m.round = opp.round
                AND m.seat = opp.opp AND m.turn < opp.turn
+          GROUP BY ALL),
+        left_ AS (
+          SELECT opp.run, opp.game_id, opp.round, opp.turn,
+                 min(coalesce(p.hand, {HAND})) AS opp_left
+          FROM opp LEFT JOIN prior p USING (run, game_id, round, turn, opp)
           GROUP BY ALL),
         tp AS (
           SELECT m.run, m.game_id, m.round, m.trick,
@@ -375,6 +391,7 @@ _BOMB_ROWS = f"""
     """
 
 
+@memory_bounded()
 def bombs(con: duckdb.DuckDBPyConnection) -> Section:
     """When bombs are played and what they bring.
 
@@ -429,6 +446,7 @@ def bombs(con: duckdb.DuckDBPyConnection) -> Section:
 # --- game shape ------------------------------------------------------------------------------
 
 
+@memory_bounded()
 def shape(con: duckdb.DuckDBPyConnection) -> Section:
     """Rounds per game, tricks per round, and final margins (winner minus best other)."""
     gm = "list_sort([score_0, score_1, score_2], 'DESC', 'NULLS LAST')"

@@ -38,7 +38,8 @@ def experiment(
     many more games would resolve them; across populations holds, disagrees or not
     separable; a ladder's convergence per metric; what sizing to a precision reached.
     Arms already finished in the output folder are kept; unfinished ones resume, and
-    sized arms are extended, never replayed.
+    sized arms are extended, never replayed; studies finished earlier with the same
+    settings over the same arm run are kept, not searched and played again.
     """
     from rich.console import Console
 

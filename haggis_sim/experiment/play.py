@@ -177,7 +177,8 @@ def _write_summary(
     jobs: int = 1,
 ) -> None:
     """Run the studies (adding their results to ``summary``; their advice followed in play
-    on ``jobs`` worker processes), then write ``summary.json``,
+    on ``jobs`` worker processes; one finished earlier with the same settings over the same
+    arm run is kept), then write ``summary.json``,
     ``summary.md`` and, with more than one arm, ``compare.html``."""
     if exp.studies:
         summary["studies"] = run_studies(
@@ -186,6 +187,7 @@ def _write_summary(
             lambda name, text: write_own(out, marker, name, text),
             say,
             jobs,
+            lambda name: _earlier(out, marker, name),
         )
     write_own(out, marker, "summary.json", json.dumps(summary, indent=2, default=json_default))
     write_own(out, marker, "summary.md", summary_markdown(summary))
@@ -193,6 +195,17 @@ def _write_summary(
         write_own(out, marker, "compare.html", populations_compare_page(exp, out))
     elif len(exp.arms) > 1:
         write_own(out, marker, "compare.html", compare_page(exp, out))
+
+
+def _earlier(out: Path, marker: dict[str, Any], name: str) -> str | None:
+    """The text of ``out/name`` if the experiment wrote it (listed in its marker), else
+    None; a file that cannot be read is "" (a damaged result: its study runs again)."""
+    if name not in marker["files"] or not (out / name).exists():
+        return None
+    try:
+        return (out / name).read_text()
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def distinct_runs(arm_dirs: list[Path], say: Callable[[str], None]) -> list[Path]:

@@ -32,18 +32,27 @@ is *advice* only where following it wins in some base and loses in none; one tha
 anywhere is a finding whose advice failed in play, with the failed test; one that
 separates nowhere is "not confirmed in play". With ``followed_games = 0`` the page says,
 in bold, that nothing was tested in play.
+
+Each study's result is also kept in ``study-<kind>-<arm>.json`` (:func:`result_text`): run
+again over the same folder, a study whose settings, followed settings and arm run are
+unchanged is kept from it, so a finished experiment's pages are rebuilt in minutes.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ..logs.manifest import load_manifest
+from ..logs import ledger
+from ..logs.manifest import config_digest, load_manifest, read_manifest
 from .followed import ADVICE, FAILED, UNCONFIRMED, follow_records
 from .spec import StudySpec
+
+RESULT_FORMAT = 1  # the layout of a study's kept result file (``study-...json``)
 
 
 def run_studies(
@@ -52,63 +61,152 @@ def run_studies(
     write: Callable[[str, str], None],
     say: Callable[[str], None],
     jobs: int = 1,
+    earlier: Callable[[str], str | None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Run each study over its arm's folder; ``write(name, text)`` stores its CSV table.
-    Then follow its advice in play on ``jobs`` worker processes (0: every core).
+    """Run each study over its arm's folder; ``write(name, text)`` stores its CSV table
+    and, last, its result file (:func:`result_name`). Then follow its advice in play on
+    ``jobs`` worker processes (0: every core).
+
+    ``earlier(name)`` gives the text of a result file an earlier run wrote (None if there
+    is none): a study whose settings, followed settings and arm run (:func:`arm_identity`)
+    are unchanged is kept from it, nothing searched or played; otherwise it runs again,
+    saying why in one line (settings changed, the arm's run changed, the file damaged).
 
     Returns one JSON-ready result per study: its settings, guidance (each ``advice``
     record with its ``followed`` result), population and table.
     """
-    from ..analytics.decisions import StudySettings, run_study
-
     results = []
     for spec in specs:
-        say(
-            f"study {spec.label}: at most {spec.positions} positions, {spec.min_per_bin} per "
-            f"cell, {spec.samples} samples each, value={spec.value}, prior={spec.prior}"
-        )
-        settings = StudySettings(
-            positions=spec.positions,
-            samples=spec.samples,
-            seed=spec.seed,
-            value=spec.value,
-            prior=spec.prior,
-            min_per_bin=spec.min_per_bin,
-        )
-        study = run_study(spec.kind, arm_dir(spec), settings)
-        write(spec.file_name, study.table.write_csv())
-        records = [_record(a) for a in study.advice]
-        rules = load_manifest(arm_dir(spec)).rules
-        follows = follow_records(
-            records, spec.followed_bases, spec.followed_games, rules, spec.seed, jobs, say,
-            spec.label,
-        )  # fmt: skip
-        for rec, follow in zip(records, follows, strict=True):
-            rec["followed"] = follow
-        results.append(
-            {
-                "kind": spec.kind,
-                "arm": spec.arm,
-                "population_name": spec.population,
-                "label": spec.label,
-                "file": spec.file_name,
-                "positions": spec.positions,
-                "min_per_bin": spec.min_per_bin,
-                "samples": spec.samples,
-                "value": spec.value,
-                "prior": spec.prior,
-                "seed": spec.seed,
-                "search": settings.describe(),
-                "guidance": list(study.guidance),
-                "advice": records,
-                "followed_games": spec.followed_games,
-                "followed_bases": list(spec.followed_bases),
-                "population": study.population,
-                "columns": study.table.columns,
-                "rows": [[_cell(v) for v in row] for row in study.table.rows()],
-            }
-        )
+        key = study_key(spec, arm_dir(spec))
+        text = earlier(result_name(spec)) if earlier is not None else None
+        kept, why = kept_result(text, key)
+        if kept is not None:
+            say(f"study {spec.label}: finished earlier, kept ({result_name(spec)})")
+            write(spec.file_name, kept["csv"])
+            results.append(kept["result"])
+            continue
+        if why:
+            say(f"study {spec.label}: {why}; running it again")
+        result, csv = _run_study(spec, arm_dir(spec), say, jobs)
+        write(spec.file_name, csv)
+        write(result_name(spec), result_text(key, result, csv))
+        results.append(result)
     return results
+
+
+def _run_study(
+    spec: StudySpec, arm_dir: Path, say: Callable[[str], None], jobs: int
+) -> tuple[dict[str, Any], str]:
+    """Run one study and follow its advice in play: its JSON-ready result and CSV table."""
+    from ..analytics.decisions import StudySettings, run_study
+
+    say(
+        f"study {spec.label}: at most {spec.positions} positions, {spec.min_per_bin} per "
+        f"cell, {spec.samples} samples each, value={spec.value}, prior={spec.prior}"
+    )
+    settings = StudySettings(
+        positions=spec.positions,
+        samples=spec.samples,
+        seed=spec.seed,
+        value=spec.value,
+        prior=spec.prior,
+        min_per_bin=spec.min_per_bin,
+    )
+    study = run_study(spec.kind, arm_dir, settings)
+    records = [_record(a) for a in study.advice]
+    rules = load_manifest(arm_dir).rules
+    follows = follow_records(
+        records, spec.followed_bases, spec.followed_games, rules, spec.seed, jobs, say,
+        spec.label,
+    )  # fmt: skip
+    for rec, follow in zip(records, follows, strict=True):
+        rec["followed"] = follow
+    result = {
+        "kind": spec.kind,
+        "arm": spec.arm,
+        "population_name": spec.population,
+        "label": spec.label,
+        "file": spec.file_name,
+        "positions": spec.positions,
+        "min_per_bin": spec.min_per_bin,
+        "samples": spec.samples,
+        "value": spec.value,
+        "prior": spec.prior,
+        "seed": spec.seed,
+        "search": settings.describe(),
+        "guidance": list(study.guidance),
+        "advice": records,
+        "followed_games": spec.followed_games,
+        "followed_bases": list(spec.followed_bases),
+        "population": study.population,
+        "columns": study.table.columns,
+        "rows": [[_cell(v) for v in row] for row in study.table.rows()],
+    }
+    return result, study.table.write_csv()
+
+
+# ---------------------------------------------------------------- kept on a re-run
+
+
+def result_name(spec: StudySpec) -> str:
+    """The study's result file in the experiment folder: its CSV's name, ending ``.json``."""
+    return spec.file_name.removesuffix(".csv") + ".json"
+
+
+def arm_identity(arm_dir: Path) -> dict[str, Any]:
+    """What identifies the studied arm's games: its configuration's digest, its games and
+    the digest of its ledger (which names every part's digest), so an arm played again or
+    extended is another arm."""
+    manifest = read_manifest(arm_dir)
+    path = ledger.ledger_path(arm_dir)
+    return {
+        "config": config_digest(manifest.get("config", {})),
+        "games": manifest.get("config", {}).get("games"),
+        "ledger": ledger.file_digest(path) if path.exists() else None,
+    }
+
+
+def study_key(spec: StudySpec, arm_dir: Path) -> dict[str, Any]:
+    """Everything a study's result depends on: its settings (followed settings included)
+    and its arm run (:func:`arm_identity`), as JSON holds them."""
+    return json.loads(json.dumps({"settings": asdict(spec), "arm_run": arm_identity(arm_dir)}))
+
+
+def _digest(key: Any, result: Any, csv: str) -> str:
+    text = json.dumps([key, result, csv], sort_keys=True)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def result_text(key: dict[str, Any], result: dict[str, Any], csv: str) -> str:
+    """A study's result file: its key, result and CSV table, and a digest over them (an
+    edited file is not kept)."""
+    result = json.loads(json.dumps(result))  # as it will be read back
+    record = {"format": RESULT_FORMAT, "key": key, "result": result, "csv": csv,
+              "digest": _digest(key, result, csv)}  # fmt: skip
+    return json.dumps(record, indent=1) + "\n"
+
+
+def kept_result(text: str | None, key: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """The earlier result file's record if it can be kept for ``key``, else None and why
+    not in words ("" when there is no earlier result)."""
+    if text is None:
+        return None, ""
+    try:
+        record = json.loads(text)
+        intact = isinstance(record, dict) and record.get("format") == RESULT_FORMAT and (
+            _digest(record["key"], record["result"], record["csv"]) == record["digest"]
+        )  # fmt: skip
+    except (ValueError, KeyError, TypeError):
+        intact = False
+    if not intact:
+        return None, "its earlier result file is damaged or was edited"
+    have, want = record["key"], key
+    if have.get("arm_run") != want["arm_run"]:
+        return None, "its arm's run changed since its earlier result (played again or extended)"
+    changed = [k for k in want["settings"] if have["settings"].get(k) != want["settings"][k]]
+    if changed:
+        return None, f"{', '.join(changed)} changed since its earlier result"
+    return record, ""
 
 
 def _record(advice: Any) -> dict[str, Any]:

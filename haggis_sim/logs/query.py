@@ -10,7 +10,9 @@ statement past a time limit, on Ctrl-C or on SIGTERM, and removes its spill fold
 exit it survives (and those of dead processes at its next start, :func:`sweep_stale_spills`).
 
 Damaged parts (truncated, overwritten) are reported as :class:`logs.DamagedLogError` naming
-the file, never as a DuckDB traceback.
+the file, never as a DuckDB traceback; running out of the memory DuckDB may use, as
+:class:`MemoryLimitError` naming ``HAGGIS_SIM_DUCKDB_MEMORY`` and a size to try
+(:func:`memory_bounded`).
 """
 
 from __future__ import annotations
@@ -53,6 +55,11 @@ DEFAULT_TIMEOUT = 600.0
 """Seconds a ``query`` statement may run (``--timeout``) unless told otherwise: 10 minutes."""
 MAX_TIMEOUT = 86_400.0
 """The longest ``--timeout`` accepted: one day."""
+MEMORY_VARIABLE = "HAGGIS_SIM_DUCKDB_MEMORY"
+"""The environment variable that sets the memory every DuckDB connection may use."""
+DEFAULT_MEMORY = "2GB"
+"""That memory when the variable is not set."""
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*")
 SPILL_PREFIX = "haggis-duckdb-"
 # a spill folder of new_connection: the prefix, the process id, 16 lowercase hex digits
 _SPILL_NAME = re.compile(r"haggis-duckdb-([0-9]+)-[0-9a-f]{16}")
@@ -65,6 +72,11 @@ class QueryError(InputError):
 
 class QueryTimeout(QueryError):
     """The statement ran past its time limit and DuckDB was interrupted."""
+
+
+class MemoryLimitError(QueryError):
+    """DuckDB needed more memory than ``HAGGIS_SIM_DUCKDB_MEMORY`` lets it use; the message
+    names the variable, its value and a size to try."""
 
 
 class Terminated(KeyboardInterrupt):
@@ -112,7 +124,7 @@ def new_connection(files: Sequence[Path] = ()) -> duckdb.DuckDBPyConnection:
       of this.
     """
     con = duckdb.connect()
-    limit = os.environ.get("HAGGIS_SIM_DUCKDB_MEMORY", "2GB")
+    limit = memory_limit()
     spill = os.path.join(
         tempfile.gettempdir(), f"{SPILL_PREFIX}{os.getpid()}-{secrets.token_hex(8)}"
     )
@@ -135,6 +147,50 @@ def new_connection(files: Sequence[Path] = ()) -> duckdb.DuckDBPyConnection:
         con.close()
         raise QueryError(f"cannot set up DuckDB: {str(exc).splitlines()[0]}") from None
     return con
+
+
+# --- running out of memory ---------------------------------------------------------------------
+
+
+def memory_limit() -> str:
+    """The memory a DuckDB connection may use: ``HAGGIS_SIM_DUCKDB_MEMORY``, or ``2GB``."""
+    return os.environ.get(MEMORY_VARIABLE, DEFAULT_MEMORY)
+
+
+def larger_size(limit: str) -> str | None:
+    """Twice ``limit`` in its own unit (``2GB`` -> ``4GB``, ``30MB`` -> ``60MB``), or None
+    for a value that is not a number with a unit."""
+    match = _SIZE.fullmatch(limit)
+    if match is None:
+        return None
+    return f"{2 * float(match.group(1)):g}{match.group(2)}"
+
+
+def out_of_memory(exc: BaseException) -> MemoryLimitError | None:
+    """The one-line :class:`MemoryLimitError` for ``exc`` if it is DuckDB running out of
+    memory (also as it reaches Python through an Arrow stream), else None."""
+    if not isinstance(exc, duckdb.OutOfMemoryException) and "Out of Memory Error" not in str(exc):
+        return None
+    limit = memory_limit()
+    larger = larger_size(limit)
+    hint = f"{MEMORY_VARIABLE}={larger}" if larger else f"{MEMORY_VARIABLE} above {limit}"
+    return MemoryLimitError(
+        f"DuckDB ran out of memory at its limit of {limit} ({MEMORY_VARIABLE}); "
+        f"set {hint} (or more, as the machine allows) and run it again"
+    )
+
+
+@contextlib.contextmanager
+def memory_bounded() -> Iterator[None]:
+    """Inside (or, as a decorator, in the function): DuckDB running out of memory raises
+    :class:`MemoryLimitError` instead, every other error goes on unchanged."""
+    try:
+        yield
+    except (duckdb.Error, pa.ArrowException, OSError) as exc:
+        error = out_of_memory(exc)
+        if error is None:
+            raise
+        raise error from None
 
 
 # --- damaged parts -------------------------------------------------------------------------------
@@ -301,7 +357,11 @@ def _reader(rel: duckdb.DuckDBPyRelation) -> pa.RecordBatchReader:
 
 
 def _failure(run_dir: Path, files: Sequence[Path], exc: Exception) -> ValueError:
-    """DamagedLogError if ``exc`` comes from a damaged part, else a one-line QueryError."""
+    """MemoryLimitError if DuckDB ran out of memory, DamagedLogError if ``exc`` comes from a
+    damaged part, else a one-line QueryError."""
+    memory = out_of_memory(exc)
+    if memory is not None:
+        return memory
     damage = damage_from(run_dir, files, exc)
     if damage is not None:
         return damage

@@ -1,0 +1,126 @@
+"""Reports, queries and comparisons within DuckDB's memory limit, and one line when over it.
+
+The bombs section finds each opponent's cards left at a bomb without an ASOF join (which
+held every move in memory); its numbers are checked against polars here. DuckDB running
+out of the memory ``HAGGIS_SIM_DUCKDB_MEMORY`` allows is one ``error:`` line naming the
+variable and a size to try, from every command that runs DuckDB.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+from cli_helpers import invoke, one_line_error
+
+from haggis_sim.analytics import sections
+from haggis_sim.logs import ledger
+from haggis_sim.logs.manifest import load_manifest
+from haggis_sim.logs.query import MemoryLimitError, larger_size, run_query
+from haggis_sim.report.build import build_tables
+from haggis_sim.rules import Rules
+from haggis_sim.runner.run import RunConfig, execute
+
+pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
+
+HEAVY = (  # a statement whose lists cannot spill: over any small memory limit
+    "SELECT a.game_id, b.turn, list(a.turn ORDER BY a.turn) AS l FROM moves a "
+    "JOIN moves b USING (game_id) GROUP BY ALL ORDER BY 3"
+)
+
+
+def _run(path: Path, strategies: list[str], games: int, players: int) -> Path:
+    rules = Rules.preset("revised", players=players).as_dict()
+    cfg = RunConfig(
+        strategies=strategies, games=games, rules=rules, seed=5, chunk_size=30, jobs=1,
+        command="test",
+    )  # fmt: skip
+    execute(cfg, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    base = tmp_path_factory.mktemp("runs")
+    return [
+        _run(base / "r3", ["heuristic", "greedy", "random:bet=0.3"], 60, 3),
+        _run(base / "r2", ["heuristic", "greedy"], 60, 2),
+    ]
+
+
+def _moves(run: Path) -> pl.DataFrame:
+    return ledger.read_table(run, "moves").collect()
+
+
+def _opp_left_reference(run: Path) -> pl.DataFrame:
+    """Per bomb the fewest cards an opponent held (their last action before it; 17 if
+    none), computed in polars from the moves, counted per value."""
+    players = load_manifest(run).players
+    moves = _moves(run)
+    bombs = moves.filter(pl.col("type") == "bomb").select("game_id", "round", "turn", "seat")
+    lefts = []
+    for bomb in bombs.iter_rows(named=True):
+        same = moves.filter(
+            (pl.col("game_id") == bomb["game_id"]) & (pl.col("round") == bomb["round"])
+            & (pl.col("turn") < bomb["turn"])
+        )  # fmt: skip
+        hands = []
+        for opp in range(players):
+            if opp == bomb["seat"]:
+                continue
+            before = same.filter(pl.col("seat") == opp).sort("turn")
+            hands.append(int(before["hand_after"][-1]) if before.height else sections.HAND)
+        lefts.append(min(hands))
+    return (
+        pl.DataFrame({"value": lefts}).group_by("value").agg(pl.len().alias("bombs")).sort("value")
+    )
+
+
+def test_bombs_opponent_cards_left_match_the_moves(runs: list[Path]) -> None:
+    for run in runs:
+        con, _ = sections.connect_runs([run], [load_manifest(run)])
+        try:
+            timing = sections.bombs(con)["bomb_timing"]
+        finally:
+            con.close()
+        got = (
+            timing.filter(pl.col("measure") == "opponent cards left")
+            .group_by("value").agg(pl.col("bombs").sum()).sort("value")
+        )  # fmt: skip
+        want = _opp_left_reference(run)
+        assert want.height > 1, "the run must hold bombs at several counts"
+        assert got["value"].cast(pl.Int64).to_list() == want["value"].to_list()
+        assert got["bombs"].cast(pl.Int64).to_list() == want["bombs"].cast(pl.Int64).to_list()
+
+
+def test_larger_size_doubles_in_the_same_unit() -> None:
+    assert larger_size("2GB") == "4GB"
+    assert larger_size("30MB") == "60MB"
+    assert larger_size(" 1.5GiB ") == "3GiB"
+    assert larger_size("lots") is None
+
+
+def test_report_over_the_memory_limit_is_one_line(
+    runs: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HAGGIS_SIM_DUCKDB_MEMORY", "30MB")
+    out = tmp_path / "rep"
+    res = invoke("report", *map(str, runs), "--out", str(out))
+    one_line_error(res, "ran out of memory", "HAGGIS_SIM_DUCKDB_MEMORY=60MB")
+    assert not out.exists()
+    with pytest.raises(MemoryLimitError, match="limit of 30MB"):
+        build_tables(runs)
+
+
+def test_query_and_compare_over_the_memory_limit_are_one_line(
+    runs: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HAGGIS_SIM_DUCKDB_MEMORY", "4MB")
+    res = invoke("query", str(runs[0]), HEAVY)
+    one_line_error(res, "ran out of memory", "HAGGIS_SIM_DUCKDB_MEMORY=8MB")
+    with pytest.raises(MemoryLimitError, match="HAGGIS_SIM_DUCKDB_MEMORY=8MB"):
+        run_query(runs[0], HEAVY)
+    monkeypatch.setenv("HAGGIS_SIM_DUCKDB_MEMORY", "1MB")
+    res = invoke("compare", str(runs[0]), str(runs[1]))
+    one_line_error(res, "ran out of memory at its limit of 1MB", "HAGGIS_SIM_DUCKDB_MEMORY=2MB")
