@@ -77,21 +77,21 @@ def _cpu() -> str:
     return platform.processor() or "unknown CPU"
 
 
-def provenance(started: float, seconds: float) -> str:
-    """One line: the exact command, when, how long, on what, with which versions."""
+def provenance(started: float, seconds: float, commit: str, load: float) -> str:
+    """One line: the exact command, when, how long, on what (``load``: the load average
+    when it started), with which versions (``commit``: the checkout when it started)."""
     import numba
 
     import haggis_sim
 
     script = os.path.relpath(os.path.abspath(sys.argv[0]), ROOT)
     command = shlex.join(["python", script, *sys.argv[1:]])
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return (
         f"*Measured {time.strftime('%Y-%m-%d %H:%M', time.localtime(started))} "
         f"(took {seconds:,.0f} s) with `{command}`; {platform.machine()}, "
         f"{os.cpu_count()} cores ({_cpu()}), load average {load:.1f} at the start; "
         f"Python {platform.python_version()}, numba {numba.__version__}, "
-        f"haggis-sim {haggis_sim.__version__} at {_commit()}.*"
+        f"haggis-sim {haggis_sim.__version__} at {commit}.*"
     )
 
 
@@ -110,7 +110,8 @@ def write_atomic(path: Path, text: str) -> None:
 @contextlib.contextmanager
 def recorded(out: Path) -> Iterator[None]:
     """Print as usual inside; at a clean exit write the printed text to ``out``."""
-    started = time.time()
+    started, commit = time.time(), _commit()  # the code measured: as it was at the start
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     tee = _Tee(sys.stdout)  # type: ignore[arg-type]
     sys.stdout = tee  # type: ignore[assignment]
     try:
@@ -119,5 +120,6 @@ def recorded(out: Path) -> Iterator[None]:
         sys.stdout = tee.terminal  # type: ignore[assignment]
     body = tee.copy.getvalue().strip()
     header = f"<!-- written by {Path(sys.argv[0]).name}; re-run it rather than edit this file -->"
-    write_atomic(out, f"{header}\n{provenance(started, time.time() - started)}\n\n{body}\n")
+    line = provenance(started, time.time() - started, commit, load)
+    write_atomic(out, f"{header}\n{line}\n\n{body}\n")
     print(f"results written to {out}", file=sys.stderr)
