@@ -29,15 +29,20 @@ COMMANDS_MARK = "<!-- generated: commands -->"
 LOG_TABLES_MARK = "<!-- generated: log tables -->"
 
 
+def _plain(text: str) -> str:
+    """Help text as literal Markdown: ``<time>`` is not an HTML tag, ``2**64`` not bold."""
+    return text.replace("<", "&lt;").replace(">", "&gt;").replace("*", "\\*")
+
+
 def _cell(text: str) -> str:
-    """Text fit for one Markdown table cell."""
-    return " ".join(text.split()).replace("|", "\\|")
+    """Help text fit for one Markdown table cell."""
+    return _plain(" ".join(text.split())).replace("|", "\\|")
 
 
 def _help_paragraphs(text: str) -> str:
     """A command's docstring as Markdown paragraphs (click's ``\\b`` markers dropped)."""
     paragraphs = [p.replace("\b", "").strip() for p in text.split("\n\n")]
-    return "\n\n".join(" ".join(p.split()) for p in paragraphs if p)
+    return "\n\n".join(_plain(" ".join(p.split())) for p in paragraphs if p)
 
 
 def commands_markdown() -> str:
@@ -58,7 +63,8 @@ def commands_markdown() -> str:
         for param in cmd.get_params(ctx):
             record = param.get_help_record(ctx)
             if record is not None and record[0] != "--help":
-                rows.append(f"| `{_cell(record[0])}` | {_cell(record[1])} |")
+                flags = " ".join(record[0].split()).replace("|", "\\|")  # literal in a code span
+                rows.append(f"| `{flags}` | {_cell(record[1])} |")
         parts.append(
             f"## `haggis-sim {name}`\n\n{_help_paragraphs(cmd.help or '')}\n\n"
             f"```\n{usage}\n```\n\n" + "\n".join(rows) + "\n"
