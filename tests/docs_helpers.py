@@ -23,7 +23,8 @@ def hooks() -> ModuleType:
 
 def code_blocks(page: Path, lang: str = "") -> list[str]:
     """The fenced code blocks of a Markdown file in language ``lang`` (``""``: none)."""
-    return re.findall(rf"^```{lang}\n(.*?)^```", page.read_text(), flags=re.S | re.M)
+    blocks = re.findall(r"^```(\w*)\n(.*?)^```", page.read_text(), flags=re.S | re.M)
+    return [body for language, body in blocks if language == lang]
 
 
 def with_games(toml_text: str, games: int) -> str:
