@@ -52,14 +52,16 @@ class _Tee(io.TextIOBase):
 
 
 def _commit() -> str:
-    """The checkout's commit, ``+changes`` when the working tree differs from it."""
+    """The checkout's commit, ``+changes`` when the working tree differs from it (other
+    than in the results files themselves, which the benchmarks rewrite one after another)."""
     try:
         head = subprocess.run(
             ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
             capture_output=True, text=True, check=True,
         ).stdout.strip()  # fmt: skip
         dirty = subprocess.run(
-            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no", "--",
+             ".", ":!benchmarks/results"],
             capture_output=True, text=True, check=True,
         ).stdout.strip()  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
