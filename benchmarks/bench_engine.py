@@ -1,20 +1,20 @@
 """Engine benchmark: random-play rounds per second and leading move generation.
 
-Run: ``python benchmarks/bench_engine.py`` (prints a Markdown table). Figures in the
-README come from this script. Each measurement is the best of several repeats, after a
+Run: ``python benchmarks/bench_engine.py``: prints a Markdown table and writes it to
+``benchmarks/results/bench_engine.md`` (``--out``), which the docs' Performance page
+includes. Each measurement is the best of several repeats, after a
 warm-up that also triggers (or loads cached) compilation.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import subprocess
 import sys
 import time
 
 import numpy as np
+from _results import add_out_option, recorded
 
 import haggis_sim as hs
 from haggis_sim.engine import layout as L
@@ -46,7 +46,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=200_000)
     parser.add_argument("--repeats", type=int, default=3)
+    add_out_option(parser, "bench_engine")
     args = parser.parse_args()
+    with recorded(args.out):
+        measure(args)
+
+
+def measure(args: argparse.Namespace) -> None:
 
     rows: list[tuple[str, str, str]] = []
     for players in (2, 3):
@@ -109,10 +115,6 @@ def main() -> None:
         )
     )
 
-    print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    )
-    print(f"date: {time.strftime('%Y-%m-%d')}, haggis-sim {hs.__version__}\n")
     print("| benchmark | result | notes |")
     print("|---|---|---|")
     for row in rows:

@@ -1,7 +1,8 @@
 """MCTS speed, old code against new, measured interleaved on the same machine and run.
 
 Run from the repository root: ``python benchmarks/bench_mcts.py`` (``--quick`` for a
-short look). The baseline is a pristine export of ``--baseline`` (default d124337, the
+short look); the table is also written to ``benchmarks/results/bench_mcts.md``
+(``--out``). The baseline is a pristine export of ``--baseline`` (default d124337, the
 code before the MCTS speed work) made with ``git archive`` into a temporary folder; each
 measurement runs in a fresh subprocess with ``PYTHONPATH`` set to one tree, old and new
 alternating (old, new, new, old, ...) so load from other processes on a shared machine
@@ -32,6 +33,8 @@ import time
 from pathlib import Path
 from statistics import median
 from typing import Any
+
+from _results import add_out_option, recorded
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -151,6 +154,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="fewer games and repeats")
     parser.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
+    add_out_option(parser, "bench_mcts")
     opts = parser.parse_args()
     if opts.child is not None:
         kind, spec, n, *rest = opts.child
@@ -164,7 +168,8 @@ def main() -> None:
         opts.games, opts.repeats, opts.position_games = 24, 1, 1
     trees = {"old": export(opts.baseline), "new": ROOT}
     try:
-        measure(opts, trees)
+        with recorded(opts.out):
+            measure(opts, trees)
     finally:
         shutil.rmtree(trees["old"], ignore_errors=True)
 

@@ -3,14 +3,14 @@
 Run: ``python benchmarks/bench_runner.py`` (default 1,000,000 games per row; use
 ``--games 100000`` for a quicker look). Each row runs the real CLI in a fresh process
 and samples the resident memory of its whole process tree (workers included) every
-0.2 s. Prints a Markdown table that the README quotes.
+0.2 s. Prints a Markdown table and writes it to ``benchmarks/results/bench_runner.md``
+(``--out``), which the docs' Performance page includes.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -18,6 +18,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from _results import add_out_option, recorded
 
 
 def tree_rss(pid: int) -> int:
@@ -84,7 +86,13 @@ def main() -> None:
     parser.add_argument("--dask-games", default="2e5")
     parser.add_argument("--jobs", default="2")
     parser.add_argument("--skip-dask", action="store_true")
+    add_out_option(parser, "bench_runner")
     opts = parser.parse_args()
+    with recorded(opts.out):
+        measure_all(opts)
+
+
+def measure_all(opts: argparse.Namespace) -> None:
     work = Path(tempfile.mkdtemp(prefix="haggis-bench-"))
     rows = []
     cases = [
@@ -115,10 +123,7 @@ def main() -> None:
                      f"{peak / 2**30:.2f} GiB", f"{disk(out) / 2**20:,.0f} MiB"))  # fmt: skip
         shutil.rmtree(out)
         print(f"done: {label} {secs:.1f}s", file=sys.stderr)
-    print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    )
-    print(f"date: {time.strftime('%Y-%m-%d')}, jobs {opts.jobs}\n")
+    print(f"jobs {opts.jobs}\n")
     print("| run | games | wall time | games/s | peak memory (all processes) | Parquet on disk |")
     print("|---|---|---|---|---|---|")
     for row in rows:

@@ -1,6 +1,7 @@
 """Start-up benchmark: ``haggis-sim --help`` against importing typer and rich alone.
 
-Run: ``python benchmarks/bench_startup.py [--repeats 15]`` (prints a Markdown table). The
+Run: ``python benchmarks/bench_startup.py [--repeats 15]``: prints a Markdown table and
+writes it to ``benchmarks/results/bench_startup.md`` (``--out``). The
 goal is ``--help`` within 3x of ``import typer, rich``: the command line imports the
 engine, numba and the data libraries only inside the commands that use them. Each figure
 is the median wall time of fresh processes, so other load on the machine shows up as
@@ -11,12 +12,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import shutil
 import statistics
 import subprocess
 import sys
 import time
+
+from _results import add_out_option, recorded
 
 
 def wall(cmd: list[str], repeats: int) -> list[float]:
@@ -33,7 +35,13 @@ def wall(cmd: list[str], repeats: int) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=15)
+    add_out_option(parser, "bench_startup")
     args = parser.parse_args()
+    with recorded(args.out):
+        measure(args)
+
+
+def measure(args: argparse.Namespace) -> None:
     script = shutil.which("haggis-sim", path=os.path.dirname(sys.executable))
     cases = [
         ("python -c 'import typer, rich'", [sys.executable, "-c", "import typer, rich"]),
@@ -47,10 +55,7 @@ def main() -> None:
     )  # fmt: skip
     results = [(name, wall(cmd, args.repeats)) for name, cmd in cases]
     base = statistics.median(results[0][1])
-    print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    )
-    print(f"date: {time.strftime('%Y-%m-%d')}, {args.repeats} runs each, median (min-max)\n")
+    print(f"{args.repeats} runs each, median (min-max)\n")
     print("| command | wall time | x typer+rich |")
     print("|---|---|---|")
     for name, times in results:

@@ -5,20 +5,20 @@ Every pairing is a real ``haggis-sim run`` (rotated seats: each deal is replayed
 every seat order, so deal and seat luck cancel), full games to 250 points, on all cores.
 With 3 players a pairing ``A vs B`` seats one A against two Bs (chance level 1/3): the
 run's strategies are ``B,A`` (entries 0, 1, 0), so each deal is played once per distinct
-seating (3), never twice with the two Bs swapped. Prints Markdown tables that the README
-quotes.
+seating (3), never twice with the two Bs swapped. Prints Markdown tables and writes them
+to ``benchmarks/results/bench_strategies.md`` (``--out``), which the docs include.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import platform
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from _results import add_out_option, recorded
 
 import haggis_sim as hs
 from haggis_sim.engine.rng import new_stream
@@ -116,15 +116,15 @@ def main() -> None:
     parser.add_argument(
         "--log-moves", action="store_true", help="log every move, as `run` does by default"
     )
+    add_out_option(parser, "bench_strategies")
     opts = parser.parse_args()
-    print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    )
+    with recorded(opts.out):
+        measure(opts)
+
+
+def measure(opts: argparse.Namespace) -> None:
     logs = "with move logs" if opts.log_moves else "without move logs"
-    print(
-        f"date: {time.strftime('%Y-%m-%d %H:%M')}, haggis-sim {hs.__version__}, "
-        f"jobs {opts.jobs}, {logs}\n"
-    )
+    print(f"jobs {opts.jobs}, {logs}\n")
     # untimed: start the worker processes and load every kernel's compiled code into
     # them, so the first timed pairing does not pay for it
     for spec in ("random", "heuristic", "mcts:iters=20", "learned"):

@@ -1,4 +1,5 @@
-"""The README's commands and .ci/run stay in step."""
+"""The README (a landing page) and the docs: commands that run, links that resolve, and
+.ci/run in step with the README's test command."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import polars as pl
 
 ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
 
 
 def readme_commands() -> list[str]:
@@ -58,31 +60,35 @@ def test_readme_main_command_runs_a_tournament(tmp_path: Path) -> None:
     assert "20 games in" in res.stdout  # the summary table a user sees
 
 
-def test_readme_python_example_runs(capsys) -> None:  # type: ignore[no-untyped-def]
-    text = (ROOT / "README.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
-    assert blocks
+def _python_blocks(page: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", (DOCS / page).read_text(), flags=re.S)
+
+
+def test_docs_python_examples_run(capsys) -> None:  # type: ignore[no-untyped-def]
+    """The engine API example (docs/engine.md) and the decision analysis example
+    (docs/strategies.md) run as printed, and print what their comments say."""
+    blocks = _python_blocks("engine.md") + _python_blocks("strategies.md")
+    assert len(blocks) >= 3
     for block in blocks:
         if "class LowBall" not in block:
-            exec(compile(block, "README.md", "exec"), {})
+            exec(compile(block, "docs", "exec"), {})
     printed = capsys.readouterr().out
     for line in re.findall(r"^print\(.*?\)  # (.*)$", "\n".join(blocks), flags=re.M):
         assert line in printed
     assert "['set of 4 10s', 'stair of 2 pairs to 10', 'stair of 2 pairs to J']" in printed
 
 
-def test_readme_strategy_example_plays_through_the_runner() -> None:
+def test_docs_strategy_example_plays_through_the_runner() -> None:
     import numpy as np
 
     import haggis_sim as hs
     from haggis_sim.runner.chunk import play_chunk
 
-    text = (ROOT / "README.md").read_text()
-    block = next(b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "LowBall" in b)
+    block = next(b for b in _python_blocks("strategies.md") if "LowBall" in b)
     code_lines = [ln for ln in block.splitlines() if ln.strip() and not ln.startswith("import")]
-    assert len(code_lines) <= 25, "the README promises a short example"
+    assert len(code_lines) <= 25, "the docs promise a short example"
     namespace: dict[str, object] = {}
-    exec(compile(block, "README.md", "exec"), namespace)
+    exec(compile(block, "docs/strategies.md", "exec"), namespace)
     lowball = namespace["LowBall"](high=4)  # type: ignore[operator]
     from strategies import make
 
@@ -103,7 +109,7 @@ def test_checked_in_reports_are_complete() -> None:
     assert names == [
         "betting-thresholds", "bomb-timing", "players-2-vs-3", "scoring-rules", "scoring-skill"
     ]  # fmt: skip
-    readme = (ROOT / "README.md").read_text()
+    results = (DOCS / "results.md").read_text()
     for name in names:
         folder = ROOT / "reports" / name
         html = (folder / "index.html").read_text()
@@ -112,7 +118,7 @@ def test_checked_in_reports_are_complete() -> None:
         for ref in refs:
             assert (folder / ref).is_file(), (name, ref)
         assert (folder / "summary.md").is_file()
-        assert f"reports/{name}" in readme
+        assert f"](../reports/{name}/" in results  # the results page links its report
 
 
 def _shipped_summaries() -> list[tuple[str, dict[str, object]]]:
@@ -150,3 +156,31 @@ def test_shipped_advice_was_followed_in_play_and_none_loses() -> None:
             assert len(bases) >= 2 and any(b.startswith("learned") for b in bases), (name, bases)
             signs = [b["sign"] for b in follow["bases"]]
             assert follow["status"] != "advice" or (min(signs) >= 0 and max(signs) > 0), rec
+
+
+def test_readme_is_a_landing_page_of_at_most_200_lines() -> None:
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) <= 200, len(lines)
+    text = "\n".join(lines)
+    for page in ("docs/getting-started.md", "docs/tutorial.md", "docs/results.md", "docs/cli.md"):
+        assert f"]({page})" in text, page
+
+
+def _relative_links(text: str) -> list[str]:
+    """Targets of Markdown links and images that are paths, not URLs or anchors."""
+    text = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)  # code blocks hold no links
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    return [t.split("#")[0] for t in targets if not re.match(r"[a-z]+:|#", t)]
+
+
+def test_readme_and_docs_links_resolve() -> None:
+    """Every relative link and image of the README, and of every page in docs/, names a
+    file that exists (as GitHub resolves it: relative to the page). mkdocs build --strict
+    checks the site; this checks the pages as files, the README included."""
+    pages = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+    checked = 0
+    for page in pages:
+        for target in _relative_links(page.read_text()):
+            assert (page.parent / target).exists(), (page.name, target)
+            checked += 1
+    assert checked > 50

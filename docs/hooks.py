@@ -1,0 +1,169 @@
+"""MkDocs hooks: the pages that are generated from the code, and the repository files the
+docs link to.
+
+- ``<!-- generated: commands -->`` in a page becomes the command reference, rendered from
+  the ``haggis-sim`` click/typer application itself (each command's help text, usage and
+  options), so the reference cannot drift from ``--help``.
+- ``<!-- generated: log tables -->`` becomes one table per logged table (``games``,
+  ``rounds``, ``moves``) with every column, its Parquet type (from the very functions
+  that build the frames) and its meaning (``haggis_sim.logs.schema.SCHEMA_DOC``).
+- Pages link to the shipped reports, experiment files and benchmark results as the files
+  sit in the repository (``../reports/...`` from ``docs/``, right on GitHub too); the
+  site copies those folders in as plain files and the links are rewritten to them, so
+  ``mkdocs build --strict`` checks every one.
+
+The rendering functions are plain functions of the code, tested in ``tests/test_docs.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+REPO_FOLDERS = ("reports", "experiments", "benchmarks/results")
+"""Repository folders copied into the site as they are, for the pages' links into them."""
+
+COMMANDS_MARK = "<!-- generated: commands -->"
+LOG_TABLES_MARK = "<!-- generated: log tables -->"
+
+
+def _plain(text: str) -> str:
+    """Help text as literal Markdown: ``<time>`` is not an HTML tag, ``2**64`` not bold."""
+    return text.replace("<", "&lt;").replace(">", "&gt;").replace("*", "\\*")
+
+
+def _cell(text: str) -> str:
+    """Help text fit for one Markdown table cell."""
+    return _plain(" ".join(text.split())).replace("|", "\\|")
+
+
+def _help_paragraphs(text: str) -> str:
+    """A command's docstring as Markdown paragraphs (click's ``\\b`` markers dropped)."""
+    paragraphs = [p.replace("\b", "").strip() for p in text.split("\n\n")]
+    return "\n\n".join(_plain(" ".join(p.split())) for p in paragraphs if p)
+
+
+def commands_markdown() -> str:
+    """Every ``haggis-sim`` command, in ``--help`` order: help, usage and an options table."""
+    import typer
+
+    from haggis_sim.cli import app
+
+    root = typer.main.get_command(app)  # a click group (typer's own copy of click)
+    root_ctx = root.context_class(root, info_name="haggis-sim")
+    parts = [f"{_help_paragraphs(root.help or '')}\n"]
+    for name in root.list_commands(root_ctx):
+        cmd = root.get_command(root_ctx, name)
+        assert cmd is not None
+        ctx = cmd.context_class(cmd, info_name=name, parent=root_ctx)
+        usage = " ".join(["haggis-sim", name, *cmd.collect_usage_pieces(ctx)])
+        rows = ["| argument or option | what it is |", "|---|---|"]
+        for param in cmd.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is not None and record[0] != "--help":
+                flags = " ".join(record[0].split()).replace("|", "\\|")  # literal in a code span
+                rows.append(f"| `{flags}` | {_cell(record[1])} |")
+        parts.append(
+            f"## `haggis-sim {name}`\n\n{_help_paragraphs(cmd.help or '')}\n\n"
+            f"```\n{usage}\n```\n\n" + "\n".join(rows) + "\n"
+        )
+    return "\n".join(parts)
+
+
+def log_frames() -> dict[str, Any]:
+    """An empty frame of each logged table, built by the functions that write the logs."""
+    import numpy as np
+
+    from haggis_sim.engine import record as R
+    from haggis_sim.logs import schema as S
+
+    def empty(columns: int) -> Any:
+        return np.zeros((0, columns), dtype=np.int64)
+
+    none = np.zeros(0, dtype=np.int64)
+    return {
+        "games": S.games_frame(empty(len(R.GAME_COLUMNS)), empty(3), none, none, ["x"], 3),
+        "rounds": S.rounds_frame(empty(len(R.ROUND_COLUMNS))),
+        "moves": S.moves_frame(empty(len(R.MOVE_COLUMNS))),
+    }
+
+
+def _documented_columns(key: str) -> list[str]:
+    """The columns one ``SCHEMA_DOC`` key names: ``a, b`` lists them, ``x_k`` is per seat."""
+    names: list[str] = []
+    for name in (n.strip() for n in key.split(",")):
+        names += [f"{name[:-2]}_{k}" for k in range(3)] if name.endswith("_k") else [name]
+    return names
+
+
+def _type_name(dtype: Any) -> str:
+    text = str(dtype)
+    return "Enum" if text.startswith("Enum") else text
+
+
+def log_tables_markdown() -> str:
+    """One table per logged table: every column with its type and meaning."""
+    from haggis_sim.logs.schema import SCHEMA_DOC
+
+    parts = []
+    for table, frame in log_frames().items():
+        rows = [f"### `{table}`\n", "| column | type | meaning |", "|---|---|---|"]
+        for key, meaning in SCHEMA_DOC[table].items():
+            columns = [c for c in _documented_columns(key) if c in frame.schema]
+            types = sorted({_type_name(frame.schema[c]) for c in columns})
+            rows.append(
+                f"| {', '.join(f'`{k.strip()}`' for k in key.split(','))} | "
+                f"{', '.join(types)} | {_cell(meaning)} |"
+            )
+        parts.append("\n".join(rows) + "\n")
+    return "\n".join(parts)
+
+
+def undocumented_columns() -> dict[str, set[str]]:
+    """Per table, the logged columns ``SCHEMA_DOC`` does not describe (empty: none)."""
+    from haggis_sim.logs.schema import SCHEMA_DOC
+
+    return {
+        table: set(frame.columns)
+        - {c for key in SCHEMA_DOC[table] for c in _documented_columns(key)}
+        for table, frame in log_frames().items()
+    }
+
+
+def rewrite_repo_links(markdown: str) -> str:
+    """``](../reports/x)`` (right from ``docs/`` on GitHub) to ``](reports/x)`` (the copy
+    in the site)."""
+    folders = "|".join(re.escape(f) for f in REPO_FOLDERS)
+    return re.sub(rf"\]\(\.\./((?:{folders})/)", r"](\1", markdown)
+
+
+# --- MkDocs event hooks -------------------------------------------------------------------
+
+
+def on_files(files: Any, config: Any) -> Any:
+    """Copy the repository folders the pages link to into the site, as plain files."""
+    from mkdocs.structure.files import File
+
+    class _PlainFile(File):
+        def is_documentation_page(self) -> bool:  # a summary.md stays a file, not a page
+            return False
+
+    for folder in REPO_FOLDERS:
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.is_file():
+                rel = path.relative_to(ROOT).as_posix()
+                files.append(
+                    _PlainFile(rel, str(ROOT), config["site_dir"], config["use_directory_urls"])
+                )
+    return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """Fill in the generated parts and point repository links at the site's copies."""
+    if COMMANDS_MARK in markdown:
+        markdown = markdown.replace(COMMANDS_MARK, commands_markdown())
+    if LOG_TABLES_MARK in markdown:
+        markdown = markdown.replace(LOG_TABLES_MARK, log_tables_markdown())
+    return rewrite_repo_links(markdown)

@@ -1,0 +1,51 @@
+"""The benchmark scripts' results files: written whole, with how they were made, or not
+at all (``benchmarks/_results.py``; the docs' Performance page includes these files)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _results() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "bench_results", ROOT / "benchmarks" / "_results.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_recorded_writes_what_was_printed_under_its_provenance(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results = _results()
+    monkeypatch.setattr(sys, "argv", [str(ROOT / "benchmarks" / "bench_x.py"), "--games", "9"])
+    out = tmp_path / "results" / "bench_x.md"
+    with results.recorded(out):
+        print("| a | b |\n|---|---|\n| 1 | 2 |")
+    assert "| 1 | 2 |" in capsys.readouterr().out  # the terminal still sees it
+    text = out.read_text()
+    assert text.startswith("<!-- written by bench_x.py")
+    assert "with `python benchmarks/bench_x.py --games 9`" in text
+    assert "numba " in text and "load average" in text and " at " in text
+    assert text.rstrip().endswith("| 1 | 2 |")
+    assert sorted(p.name for p in out.parent.iterdir()) == ["bench_x.md"]  # no temporary
+
+
+def test_a_failed_benchmark_leaves_the_old_results_file(tmp_path: Path) -> None:
+    results = _results()
+    out = tmp_path / "bench_x.md"
+    out.write_text("old\n")
+    with pytest.raises(RuntimeError), results.recorded(out):
+        print("half a table")
+        raise RuntimeError("interrupted")
+    assert out.read_text() == "old\n"
+    assert sys.stdout is not None and "Tee" not in type(sys.stdout).__name__
