@@ -18,6 +18,7 @@ The rendering functions are plain functions of the code, tested in ``tests/test_
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +133,23 @@ def undocumented_columns() -> dict[str, set[str]]:
     }
 
 
+def tracked_files(folder: str) -> list[Path]:
+    """The files of a repository folder that git tracks: the shipped reports, not the run
+    folders an experiment leaves beside them (gitignored, hundreds of MB). Outside a git
+    checkout (an unpacked source archive) every file of the folder."""
+    try:
+        out = subprocess.run(
+            ["git", "ls-files", "-z", "--", folder],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+            text=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return sorted((ROOT / folder).rglob("*"))
+    return sorted(ROOT / name for name in out.split("\0") if name)
+
+
 def rewrite_repo_links(markdown: str) -> str:
     """``](../reports/x)`` (right from ``docs/`` on GitHub) to ``](reports/x)`` (the copy
     in the site)."""
@@ -151,7 +169,7 @@ def on_files(files: Any, config: Any) -> Any:
             return False
 
     for folder in REPO_FOLDERS:
-        for path in sorted((ROOT / folder).rglob("*")):
+        for path in tracked_files(folder):
             if path.is_file():
                 rel = path.relative_to(ROOT).as_posix()
                 files.append(
