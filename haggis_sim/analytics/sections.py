@@ -352,11 +352,16 @@ def bets(con: duckdb.DuckDBPyConnection) -> Section:
 #: the moves as they stream past (``prior``), then their latest move before the bomb: an
 #: ASOF join here would hold every move of every run in memory at once and fail at
 #: DuckDB's default memory limit over an experiment's many runs.
-_BOMB_ROWS = f"""
+def _bomb_rows(run: int) -> str:
+    """The CTEs of one row per bomb of run ``run`` (``full_``): computed run by run, so
+    the joins against the moves hold one run's rows at a time, whatever the report's
+    size (27 runs with move logs took more than DuckDB's 2 GB default at once)."""
+    return f"""
         WITH b AS (
           SELECT m.run, m.game_id, m.round, m.trick, m.turn, m.seat, m.hand_after,
                  m.won_trick, g.players
-          FROM moves m JOIN games g USING (run, game_id) WHERE m.type = 'bomb'),
+          FROM moves m JOIN games g USING (run, game_id)
+          WHERE m.type = 'bomb' AND m.run = {run} AND g.run = {run}),
         opp AS (
           SELECT b.*, o.opp FROM b, (SELECT unnest([0, 1, 2]) AS opp) o
           WHERE o.opp <> b.seat AND o.opp < b.players),
@@ -365,7 +370,7 @@ _BOMB_ROWS = f"""
                  arg_max(m.hand_after, m.turn) AS hand
           FROM opp JOIN moves m
             ON m.run = opp.run AND m.game_id = opp.game_id AND m.round = opp.round
-               AND m.seat = opp.opp AND m.turn < opp.turn
+               AND m.seat = opp.opp AND m.turn < opp.turn AND m.run = {run}
           GROUP BY ALL),
         left_ AS (
           SELECT opp.run, opp.game_id, opp.round, opp.turn,
@@ -381,13 +386,14 @@ _BOMB_ROWS = f"""
           SEMI JOIN (SELECT DISTINCT run, game_id, round, trick FROM b) k
             ON k.run = m.run AND k.game_id = m.game_id AND k.round = m.round
                AND k.trick = m.trick
-          WHERE m.type IN ('set', 'sequence', 'bomb') GROUP BY ALL),
+          WHERE m.type IN ('set', 'sequence', 'bomb') AND m.run = {run} AND g.run = {run}
+          GROUP BY ALL),
         full_ AS (
           SELECT b.*, l.opp_left, tp.trick_points, r.strategy, r.rules, r.margin,
                  (b.won_trick AND r.margin > 0) AS worth
           FROM b JOIN left_ l USING (run, game_id, round, turn)
           JOIN tp USING (run, game_id, round, trick)
-          JOIN rseats r USING (run, game_id, round, seat))
+          JOIN (SELECT * FROM rseats WHERE run = {run}) r USING (run, game_id, round, seat))
     """
 
 
@@ -405,7 +411,10 @@ def bombs(con: duckdb.DuckDBPyConnection) -> Section:
     where the same strategy did not bomb.
     """
     # one row per bomb, computed once (DuckDB-side) for both tables below
-    con.execute(f"CREATE OR REPLACE TEMP TABLE bomb_rows AS {_BOMB_ROWS} SELECT * FROM full_")
+    runs = [r[0] for r in con.execute("SELECT DISTINCT run FROM games ORDER BY run").fetchall()]
+    for i, run in enumerate(runs or [-1]):  # no run: the table, empty
+        into = "CREATE OR REPLACE TEMP TABLE bomb_rows AS" if i == 0 else "INSERT INTO bomb_rows"
+        con.execute(f"{into} {_bomb_rows(run)} SELECT * FROM full_")
     summary = _pl(
         con,
         """

@@ -57,6 +57,12 @@ def players_text(arm: dict[str, Any]) -> str:
     return " vs ".join(f"{n} ×{k}" if k > 1 else n for n, k in count.items())
 
 
+def tied_text(top: dict[str, Any], labels: dict[str, str]) -> str:
+    """The arms tied with the top one, at most three named."""
+    tied = ", ".join(labels[a] for a in top["tied"][:3])
+    return tied + ("…" if len(top["tied"]) > 3 else "")
+
+
 def answer(summary: dict[str, Any], where: str = "") -> str:
     """The answer of one population's summary by the question's metric: the baseline's
     level; the best arm when it is separable (else the top arm, tied, and the games that
@@ -76,10 +82,9 @@ def answer(summary: dict[str, Any], where: str = "") -> str:
         if top["kind"] == "best":
             parts.append(f"best: {name} {level(metric, row)}, separable from every other arm")
         elif top["kind"] == "tied":
-            tied = ", ".join(labels[a] for a in top["tied"][:3])
             more = resolve_text(metric, top.get("more_games")).replace(" — ", "; ")
             parts.append(f"no best arm: the top, {name} {level(metric, row)}, is tied with "
-                         f"{tied}{'…' if len(top['tied']) > 3 else ''} ({more})")  # fmt: skip
+                         f"{tied_text(top, labels)} ({more})")  # fmt: skip
         d = row["vs_first"]
         if d.get("diff") is not None:
             said = {1: "above the baseline", -1: "below the baseline",
@@ -98,6 +103,10 @@ def answer(summary: dict[str, Any], where: str = "") -> str:
     elif top["arm"] == base["arm"] and top.get("kind") == "best":
         parts[0] = f"best: {labels[base['arm']]} (baseline) {level(metric, base)}, " \
                    "separable from every other arm"  # fmt: skip
+    elif top["arm"] == base["arm"] and top.get("kind") == "tied":
+        more = resolve_text(metric, top.get("more_games")).replace(" — ", "; ")
+        parts.append(f"no best arm: the baseline is on top, tied with "
+                     f"{tied_text(top, labels)} ({more})")  # fmt: skip
     arm0 = summary["arms"][0]
     who = f"{players_text(arm0)}, {summary['games_per_arm']:,} games per arm"
     return head + "; ".join(parts) + f" ({who})."

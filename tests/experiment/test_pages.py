@@ -142,3 +142,10 @@ def test_figures_along_the_axis_and_against_strength(tmp_path: Path) -> None:
     skill = shipped("scoring-skill")  # no axis, no ladder: neither is drawn
     assert not axis_figure(skill, tmp_path / "a2.png") and not (tmp_path / "a2.png").exists()
     assert not strength_figure(skill, tmp_path / "s2.png")
+
+
+def test_a_tied_baseline_on_top_is_named_with_the_arms_it_ties() -> None:
+    x, y = TIE
+    line = bottom_line(summary_of(experiment(["x", "y"]), [frame(x), frame(y)]))[0]
+    assert "no best arm: the baseline is on top, tied with y (" in line
+    assert "more games per arm would resolve" in line and "best:" not in line
