@@ -106,8 +106,8 @@ class AdvisedStrategy(Strategy):
             "advice",
             str,
             "",
-            "advice records KIND[feature=LOW..HIGH&...]:ADVICE joined by ';' (README, "
-            "Strategies); empty: play the base",
+            "advice records KIND[feature=LOW..HIGH&...]:ADVICE joined by ';' (docs/studies.md, "
+            "advice); empty: play the base",
         ),
         Param("samples", int, 64, "samples of the first_out estimate (bets advice)", 1, 100_000),
     )

@@ -284,7 +284,7 @@ class MctsStrategy(CompiledStrategy):
             "game",
             "what a rollout is worth: game (the chance of winning the game from the totals "
             "after the round) or round (the round's score margin, squashed); no difference "
-            "shown with 2 players, game stronger with 3 (README, Performance)",
+            "shown with 2 players, game stronger with 3 (docs/strategies.md, How mcts decides)",
             choices=("game", "round"),
         ),
         Param(

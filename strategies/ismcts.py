@@ -10,13 +10,13 @@ finished by a random or greedy rollout to the end of the round. At the root, by 
 next one to search is chosen by PUCT (Silver et al. 2017) with the softmax of the
 shipped ``learned`` model's scores as prior (:func:`root_policy`): the budget goes to
 the moves a good player would consider, so 64 iterations play stronger than 200
-without it (README, *MCTS speed*); ``prior=none`` is UCB with progressive widening there
+without it (docs/performance.md); ``prior=none`` is UCB with progressive widening there
 too. The reward of a rollout
 is, by default (``value=game``), each seat's estimated chance of winning the *game* from
 the game totals after the round (:func:`game_values`); with ``value=round`` it is the
 round score margin squashed to [0, 1]. With 2 players the two win equally often (3,000
-games head to head); with 3 the game value wins far more (README, *Performance*), so it
-is the default. Each node keeps the reward of the seat that moved
+games head to head); with 3 the game value wins far more (docs/strategies.md, *How
+mcts decides*), so it is the default. Each node keeps the reward of the seat that moved
 into it. The move played is the most visited root child. A bet is chosen by scoring
 every bet option the rules allow, and not betting, with forced root children
 (:func:`choose_bet`): the rollouts settle the bets under the rules in force.

@@ -34,7 +34,7 @@ def query(
     """Run one read-only DuckDB SQL statement over a run's Parquet logs.
 
     The statement can read the run's games, rounds and moves and nothing else: no other
-    file, no network, no extension, and it cannot change anything (see the README).
+    file, no network, no extension, and it cannot change anything (docs/log-schema.md).
     It is stopped past --timeout (status 2), on Ctrl-C (130) or SIGTERM (143), leaving
     neither a partial --to nor DuckDB's spill folder.
     """

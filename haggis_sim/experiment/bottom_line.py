@@ -146,8 +146,7 @@ def study_headline(study: dict[str, Any]) -> str:
     won = [(line, rec) for line, rec in zip(study["guidance"], records, strict=False)
            if (rec.get("followed") or {}).get("status") == "advice"]  # fmt: skip
     if not won:
-        return (f"Study {study['label']}: none of its {len(records)} lines won when "
-                "followed in play.")  # fmt: skip
+        return no_advice_headline(study, records)
     line, rec = won[0]
     wins = [b["text"] for b in rec["followed"]["bases"] if b["text"].split()[1][0] == "+"]
     return (
@@ -155,6 +154,30 @@ def study_headline(study: dict[str, Any]) -> str:
         f"when followed in play, e.g. “{line.partition(':')[0]}” "
         f"({(wins or [b['text'] for b in rec['followed']['bases']])[0]})."
     )
+
+
+def no_advice_headline(study: dict[str, Any], records: list[dict[str, Any]]) -> str:
+    """A study none of whose lines won in play: how many were followed, how many lost
+    (the first with its worst result) and how many were not confirmed either way."""
+    status = [(rec.get("followed") or {}).get("status") for rec in records]
+    followed = [s for s in status if s]
+    head = f"Study {study['label']}: none of its {len(records)} lines is advice"
+    if not followed:
+        return head + " (no line had a clear counterfactual to follow in play)."
+    failed = [
+        (line, rec)
+        for line, rec, st in zip(study["guidance"], records, status, strict=False)
+        if st == "failed"
+    ]
+    said = f"{len(followed)} with a clear counterfactual were followed in play"
+    if failed:
+        line, rec = failed[0]
+        worst = min(rec["followed"]["bases"], key=lambda b: num(b.get("points")))
+        said += (f": {len(failed)} lost, e.g. “{line.partition(':')[0]}” ({worst['text']})"
+                 f", {len(followed) - len(failed)} not confirmed either way")  # fmt: skip
+    else:
+        said += ", none confirmed either way"
+    return f"{head}; {said}."
 
 
 def bottom_line(summary: dict[str, Any]) -> list[str]:

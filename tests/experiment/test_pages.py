@@ -4,6 +4,7 @@ question, and the figures along the axis and against strength."""
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from test_verdict_truths import LEAD, TIE, experiment, frame, summary_of
 
 from haggis_sim.experiment import ExperimentError, load_experiment, parse_experiment
-from haggis_sim.experiment.bottom_line import bottom_line
+from haggis_sim.experiment.bottom_line import bottom_line, study_headline
 from haggis_sim.experiment.figures import axis_figure, strength_figure
 from haggis_sim.experiment.markdown import summary_markdown
 from haggis_sim.experiment.page import code_text, level_rows
@@ -107,10 +108,27 @@ def test_shipped_bottom_lines_state_convergence_and_the_study() -> None:
     )
 
 
+def older(summary: dict) -> dict:
+    """``summary`` as written before head-to-head arms existed: no ``head_to_head`` or
+    ``label`` in its arms, every arm in the ladder's interactions, and a head-to-head arm
+    as the top rung's top."""
+    old = copy.deepcopy(summary)
+    for pop in old["populations"]:
+        for arm in pop["summary"]["arms"]:
+            arm.pop("head_to_head", None)
+            arm.pop("label", None)
+    judged = old["ladder"]["metrics"]["win_rate"]["interactions"]
+    judged["never-vs-late"] = dict(next(iter(judged.values())))
+    old["populations"][-1]["summary"]["results"]["win_rate"]["top"].update(
+        arm="never-vs-late", kind="best", tied=[]
+    )
+    return old
+
+
 def test_an_older_summary_judges_its_ladder_without_the_head_to_head_arms() -> None:
-    raw = json.loads((ROOT / "reports" / "bomb-timing" / "summary.json").read_text())
+    raw = older(json.loads((ROOT / "reports" / "bomb-timing" / "summary.json").read_text()))
     assert "never-vs-late" in raw["ladder"]["metrics"]["win_rate"]["interactions"]
-    got = shipped("bomb-timing")
+    got = with_spec(raw, load_experiment(ROOT / "experiments" / "bomb-timing.toml"))
     judged = got["ladder"]["metrics"]["win_rate"]["interactions"]
     assert set(judged) == {"early-vs-greedy", "never-vs-greedy", "late-out1-vs-greedy",
                            "late-out5-vs-greedy", "late-give15-vs-greedy"}  # fmt: skip
@@ -149,3 +167,17 @@ def test_a_tied_baseline_on_top_is_named_with_the_arms_it_ties() -> None:
     line = bottom_line(summary_of(experiment(["x", "y"]), [frame(x), frame(y)]))[0]
     assert "no best arm: the baseline is on top, tied with y (" in line
     assert "more games per arm would resolve" in line and "best:" not in line
+
+
+def test_a_study_without_advice_says_what_its_followed_lines_showed() -> None:
+    def rec(status: str | None, points: float = 0.0) -> dict:
+        bases = [{"text": f"followed: {points:+.1f} points of games won (b)", "points": points}]
+        return {"followed": {"status": status, "bases": bases} if status else None}
+
+    advice = [rec(None), rec("failed", -8.9), rec("not confirmed"), rec(None)]
+    study = {"label": "bombs over x", "followed_games": 2000, "advice": advice,
+             "guidance": ["a: 1", "do not bomb: 2", "c: 3", "d: 4"]}  # fmt: skip
+    line = study_headline(study)
+    assert line.startswith("Study bombs over x: none of its 4 lines is advice; 2 with a clear")
+    assert "1 lost, e.g. “do not bomb” (followed: -8.9 points" in line
+    assert "1 not confirmed either way" in line
