@@ -24,9 +24,11 @@ def _scale(metric: str) -> tuple[float, str]:
 
 
 def _save(fig: Any, path: Path) -> None:
+    """Lay the figure out and write it as the report's figures are written."""
+    from ..report.figures import save
+
     fig.tight_layout()
-    fig.savefig(path, dpi=90, bbox_inches="tight", pad_inches=0.15)
-    pyplot().close(fig)
+    save(fig, path)
 
 
 def rungs(summary: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

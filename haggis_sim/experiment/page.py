@@ -21,7 +21,7 @@ from ..pages import render
 from ..report.style import COLOURS, VERDICT_COLOURS
 from .balance import balance_for_page
 from .bottom_line import bottom_line, level
-from .figures import axis_figure, level_panels, levels_figure, strength_figure
+from .figures import axis_figure, level_panels, levels_figure, rungs, strength_figure
 from .folder import claim, forest_name, write_own
 from .ladder import LADDER_NOTE, rung_rows
 from .markdown import sizing_line, swap_text
@@ -80,8 +80,7 @@ def level_rows(summary: dict[str, Any], head_to_head: bool) -> tuple[list[str], 
     the others) its label, then per population the question's metric (for the
     strategies entry it follows) with its 95% interval; no rows without such arms."""
     metric = summary["metric"]
-    pops = ([(p["name"], p["summary"]) for p in summary["populations"]]
-            if "populations" in summary else [("", summary)])  # fmt: skip
+    pops = rungs(summary)
     first = pops[0][1]
     labels, skip = arm_labels(first), apart(first)
     header = ["arm", *(name or metric for name, _ in pops)]

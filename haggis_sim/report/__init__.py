@@ -33,7 +33,7 @@ from .build import (
     read_manifests,
     run_notices,
 )
-from .figures import FIGURES, forest_figure
+from .figures import FIGURES
 from .figures import draw_figures as _figures
 from .labels import short_specs, split_spec
 from .output import (
@@ -64,7 +64,6 @@ __all__ = [
     "check_parents",
     "empty_notes",
     "foreign",
-    "forest_figure",
     "is_interrupt",
     "marker_data",
     "moves_logged",

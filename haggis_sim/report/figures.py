@@ -3,8 +3,8 @@
 :data:`FIGURES` maps a section key (as in :data:`.page.SECTION_TEXT`) to the function
 drawing its figure from the section tables; :func:`draw_figures` draws every registered
 figure that has data into ``fig-KEY.png``. The small helpers here (interval rows, axis
-spans, error-bar lengths, saving) are shared by the figures and by :func:`forest_figure`,
-which the experiment pages use too.
+spans, error-bar lengths, saving) are shared by the figures and by the experiment pages'
+level plots (:mod:`haggis_sim.experiment.figures`).
 """
 
 from __future__ import annotations
@@ -63,47 +63,6 @@ def no_data(ax: Any, text: str) -> None:
     ax.text(0.5, 0.5, wrap(text, 40), ha="center", va="center", transform=ax.transAxes)
     ax.set_xticks([])
     ax.set_yticks([])
-
-
-def forest_figure(panels: list[dict[str, Any]], path: Path) -> None:
-    """Paired differences against a baseline, one small panel per metric (a forest plot).
-
-    Each panel: ``title``, ``labels`` (one per row, top to bottom), ``diff``, ``low``,
-    ``high`` (NaN for no value) and ``percent`` (axis in percentage points). A row is blue
-    when its 95% interval lies above zero, vermillion below, grey when it holds zero.
-    """
-    from matplotlib.ticker import FuncFormatter
-
-    plt = pyplot()
-    n = len(panels)
-    cols = min(n, 3)
-    rows_ = -(-n // cols)
-    k = len(panels[0]["labels"])
-    fig, axes = plt.subplots(
-        rows_,
-        cols,
-        figsize=(4.2 * cols + 1.5, (0.38 * k + 1.1) * rows_),
-        squeeze=False,
-        sharey=True,
-    )
-    for ax, p in zip(axes.flat, panels, strict=False):
-        colors = [verdict_color(lo, hi) for lo, hi in zip(p["low"], p["high"], strict=True)]
-        interval_rows(ax, p["diff"], p["low"], p["high"], colors)
-        ax.axvline(0.0, color=REFERENCE, lw=0.9, ls="--")
-        ax.set_xlim(*span(p["low"], p["high"], [0.0]))
-        ax.set_title(wrap(p["title"], 40))
-        ax.grid(axis="x", alpha=0.3)
-        if p.get("percent"):
-            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v * 100:+.1f}"))
-            ax.set_xlabel("difference, percentage points")
-        else:
-            ax.set_xlabel("difference")
-    for ax in axes.flat[n:]:
-        ax.axis("off")
-    axes[0][0].set_yticks(range(k), [wrap(x, 34) for x in panels[0]["labels"]])
-    axes[0][0].set_ylim(k - 0.5, -0.5)
-    fig.tight_layout()
-    save(fig, path)
 
 
 # --- the registry ------------------------------------------------------------------------------
