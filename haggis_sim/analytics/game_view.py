@@ -154,10 +154,9 @@ def seat_labels(specs: list[str]) -> list[str]:
     ``mcts:iters=400`` (the full spec, a line of a dozen parameters, goes on hover and in a
     fold). Where that would not tell two different specs apart, the full specs.
     """
-    parsed = [
-        (name, dict(kv.partition("=")[::2] for kv in rest.split(",") if "=" in kv))
-        for name, _, rest in (spec.partition(":") for spec in specs)
-    ]
+    from strategies import parse_spec
+
+    parsed = [parse_spec(spec) for spec in specs]
     labels = []
     for name, params in parsed:
         alike = [other for n, other in parsed if n == name]

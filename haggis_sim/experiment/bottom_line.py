@@ -27,6 +27,10 @@ from .verdicts import apart, arm_labels, resolve_text
 #: the short words of the ladder's convergence verdicts (:mod:`.ladder`)
 CONVERGED = "converged: the two strongest players agree"
 
+#: a difference from the baseline in words, by :func:`.separation.sign`
+VS_BASELINE = {1: "above the baseline", -1: "below the baseline",
+               0: "no difference from the baseline separable"}  # fmt: skip
+
 
 def bracket(metric: str, low: Any, high: Any, change: bool = False) -> str:
     """An interval as ``[a, b]`` (a level, or with ``change`` a signed difference)."""
@@ -87,8 +91,7 @@ def answer(summary: dict[str, Any], where: str = "") -> str:
                          f"{tied_text(top, labels)} ({more})")  # fmt: skip
         d = row["vs_first"]
         if d.get("diff") is not None:
-            said = {1: "above the baseline", -1: "below the baseline",
-                    0: "no difference from the baseline separable"}[sign(d)]  # fmt: skip
+            said = VS_BASELINE[sign(d)]
             parts.append(f"{name} − baseline {change(metric, d)}: {said}")
     elif top is None or top["arm"] in skip:  # an older summary ranked a head-to-head arm
         ranked = [r for r in rows[1:] if r["arm"] not in skip and r["mean"] is not None]
@@ -96,8 +99,7 @@ def answer(summary: dict[str, Any], where: str = "") -> str:
             pick = max if summary.get("goal", "max") == "max" else min
             row = pick(ranked, key=lambda r: r["mean"])
             name, d = labels[row["arm"]], row["vs_first"]
-            said = {1: "above the baseline", -1: "below the baseline",
-                    0: "no difference from the baseline separable"}[sign(d)]  # fmt: skip
+            said = VS_BASELINE[sign(d)]
             parts.append(f"the top mean of the other arms: {name} {level(metric, row)}; "
                          f"{name} − baseline {change(metric, d)}: {said}")  # fmt: skip
     elif top["arm"] == base["arm"] and top.get("kind") == "best":
