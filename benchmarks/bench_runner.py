@@ -1,10 +1,12 @@
 """Runner benchmark: wall time and peak memory of ``haggis-sim run`` at scale.
 
 Run: ``python benchmarks/bench_runner.py`` (default 1,000,000 games per row; use
-``--games 100000`` for a quicker look). Each row runs the real CLI in a fresh process
-and samples the resident memory of its whole process tree (workers included) every
-0.2 s. Prints a Markdown table and writes it to ``benchmarks/results/bench_runner.md``
-(``--out``), which the docs' Performance page includes.
+``--games 100000`` for a quicker look; the learned player's row plays ``--learned-games``,
+default 100,000, and the loky/Dask pair ``--dask-games``, default 200,000). Each row runs
+the real CLI in a fresh process and samples the resident memory of its whole process tree
+(workers included) every 0.2 s. Prints a Markdown table and writes it to
+``benchmarks/results/bench_runner.md`` (``--out``), which the docs' Performance page
+includes.
 """
 
 from __future__ import annotations
@@ -84,6 +86,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", default="1e6")
     parser.add_argument("--dask-games", default="2e5")
+    parser.add_argument(
+        "--learned-games", default="1e5", help="games of the learned player's row (0: none)"
+    )
     parser.add_argument("--jobs", default="2")
     parser.add_argument("--skip-dask", action="store_true")
     add_out_option(parser, "bench_runner")
@@ -107,6 +112,10 @@ def measure_all(opts: argparse.Namespace) -> None:
             ["-s", "random,random", "-n", opts.games, "--no-log-moves"],
         ),
     ]
+    if float(opts.learned_games) > 0:  # issue #13's target: >= 1,000 games/s with move logs
+        cases.append(
+            ("learned,heuristic, move logs", ["-s", "learned,heuristic", "-n", opts.learned_games])
+        )
     if not opts.skip_dask:
         cases += [
             ("greedy,greedy, loky (for Dask)", ["-s", "greedy,greedy", "-n", opts.dask_games]),
