@@ -4,9 +4,13 @@
   page, rendered afresh from the committed ``reports/bomb-timing/summary.json`` and
   ``experiments/bomb-timing.toml`` (labels, head-to-head arms) into a temporary folder;
 * with ``--play`` also ``docs/play.png`` (a real ``haggis-sim play`` session, see
-  ``docs/play_screenshot.py``; needs pexpect).
+  ``docs/play_screenshot.py``; needs pexpect);
+* with ``--show`` also ``docs/show.png``: step 40 of game 1 of ``haggis-sim run -s
+  mcts,heuristic -n 2 --seed 0`` in ``haggis-sim show --alternatives`` (1280x960), played
+  afresh by today's code into a temporary folder.
 
-Run from the repository root: ``python docs/screenshots.py [--play]`` (needs chromium).
+Run from the repository root: ``python docs/screenshots.py [--play] [--show]`` (needs
+chromium).
 """
 
 from __future__ import annotations
@@ -52,11 +56,31 @@ def experiment_page(out: Path) -> None:
     print(out)
 
 
+def show_page(out: Path, step: int = 40) -> None:
+    """Play the viewer's game with today's code and photograph step ``step`` of its page
+    (the page opens at the step named in its URL's fragment) into ``out``."""
+    cli = [sys.executable, "-m", "haggis_sim.cli"]
+    with tempfile.TemporaryDirectory() as tmp:
+        run, page = Path(tmp) / "mcts-demo", Path(tmp) / "game.html"
+        subprocess.run([*cli, "run", "-s", "mcts,heuristic", "-n", "2", "--seed", "0",
+                        "--out", str(run)], check=True, capture_output=True)  # fmt: skip
+        subprocess.run([*cli, "show", str(run), "1", "--alternatives", "--out", str(page)],
+                       check=True, capture_output=True)  # fmt: skip
+        cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+               f"--user-data-dir={Path(tmp) / 'profile'}", f"--screenshot={out}",
+               f"--window-size={WIDTH},960", f"{page.as_uri()}#{step}"]  # fmt: skip
+        subprocess.run(cmd, check=True, capture_output=True, timeout=300)
+    print(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--play", action="store_true", help="also re-make docs/play.png")
+    parser.add_argument("--show", action="store_true", help="also re-make docs/show.png")
     args = parser.parse_args()
     experiment_page(ROOT / "docs" / "experiment-page.png")
+    if args.show:
+        show_page(ROOT / "docs" / "show.png")
     if args.play:
         sys.path.insert(0, str(ROOT / "docs"))
         import play_screenshot

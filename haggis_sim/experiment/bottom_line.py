@@ -20,7 +20,7 @@ from typing import Any
 
 from strategies import parse_spec
 
-from ..analytics.compare import fmt_change, fmt_value
+from ..analytics.compare import BINARY_METRICS, fmt_change, fmt_value
 from .separation import num, sign
 from .verdicts import apart, arm_labels, resolve_text
 
@@ -68,15 +68,17 @@ def tied_text(top: dict[str, Any], labels: dict[str, str]) -> str:
 
 
 def answer(summary: dict[str, Any], where: str = "") -> str:
-    """The answer of one population's summary by the question's metric: the baseline's
-    level; the best arm when it is separable (else the top arm, tied, and the games that
-    would resolve it); the top's difference from the baseline; players and games."""
+    """The answer of one population's summary by the question's metric, after ``where``
+    (``At the top rung (vs-mcts)``) and the metric in words: the baseline's level; the
+    best arm when it is separable (else the top arm, tied, and the games that would
+    resolve it); the top's difference from the baseline; players and games."""
     metric = summary["metric"]
     labels = arm_labels(summary)
     rows = summary["results"][metric]["rows"]
     base = rows[0]
     words = summary["metrics_described"][metric].split(";")[0].split(" (")[0]
-    head = f"{metric} ({words}){where}: "
+    what = f"how often {words}" if metric in BINARY_METRICS else words
+    head = f"{where}, {what} ({metric}): " if where else f"{what[0].upper()}{what[1:]} ({metric}): "
     parts = [f"{labels[base['arm']]} (baseline) {level(metric, base)}"]
     top = summary["results"][metric].get("top")
     skip = apart(summary)
@@ -189,9 +191,9 @@ def bottom_line(summary: dict[str, Any]) -> list[str]:
         lines = [answer(summary)]
     elif "ladder" in summary:
         top = summary["populations"][-1]
-        lines = [answer(top["summary"], f" at the top rung, {top['name']}")]
+        lines = [answer(top["summary"], f"At the top rung ({top['name']})")]
     else:
-        lines = [answer(p["summary"], f" in {p['name']}") for p in summary["populations"]]
+        lines = [answer(p["summary"], f"In {p['name']}") for p in summary["populations"]]
     conv = convergence(summary)
     if conv:
         lines.append(conv[0].upper() + conv[1:])

@@ -11,7 +11,11 @@ pieces, kept here so they are stated once:
   (:func:`interaction`);
 * a difference that is not separable gets a power-based estimate of the games that would
   separate it (:func:`games_to_resolve`): the games per arm at which a true difference as
-  large as the observed one would be found four times in five.
+  large as the observed one would be found four times in five; where that would resolve
+  less than the metric's tolerance, the games that narrow the interval to the tolerance
+  instead (:func:`games_to_settle`): a difference below the tolerance is not worth
+  resolving, and chasing it gave absurd counts ("925,769 more games would resolve ±0.1
+  points").
 
 Standard errors are read back from the stored 95% intervals (``(high - low) / (2·1.96)``):
 paired differences are ``mean ± t·SE`` with hundreds of deals, so ``t`` is 1.96 to three
@@ -108,3 +112,30 @@ def games_to_resolve(
         target_se = half_width / Z95
     needed = math.ceil(games * (se / target_se) ** 2)
     return max(0, needed - games), half_width
+
+
+def games_to_settle(d: Mapping[str, Any], games: int, tolerance: float) -> dict[str, Any] | None:
+    """The games that would settle a tied difference ``d`` at ``games`` per arm:
+    ``{"more", "half_width", "basis"}``, or None without an interval.
+
+    By power (``basis`` ``"power"``, :func:`games_to_resolve`) when the half-width that
+    resolves a difference as large as the observed one is at least ``tolerance`` (the
+    metric's, :func:`.ladder.default_tolerance`); otherwise by ``"tolerance"``: the games
+    at which the interval is ``±tolerance`` (0 more when it is that narrow already), since
+    a true difference smaller than the tolerance is one the question does not care about.
+
+    >>> r = games_to_settle({"diff": 0.05, "low": 0.0, "high": 0.1}, 1000, 0.015)
+    >>> r["more"], round(r["half_width"], 4), r["basis"]
+    (1044, 0.035, 'power')
+    >>> games_to_settle({"diff": 0.002, "low": -0.013, "high": 0.017}, 4000, 0.015)
+    {'more': 0, 'half_width': 0.015, 'basis': 'tolerance'}
+    >>> games_to_settle({"diff": 0.002, "low": -0.028, "high": 0.032}, 1000, 0.015)
+    {'more': 3000, 'half_width': 0.015, 'basis': 'tolerance'}
+    """
+    power = games_to_resolve(d, games)
+    if power is not None and power[1] >= tolerance:
+        return {"more": power[0], "half_width": power[1], "basis": "power"}
+    settle = games_to_resolve(d, games, half_width=tolerance)
+    if settle is None:
+        return None
+    return {"more": settle[0], "half_width": tolerance, "basis": "tolerance"}

@@ -9,7 +9,9 @@ refusal is an :class:`ExperimentError` naming the file and the key.
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import stat
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -60,6 +62,40 @@ class Arm:
         return self.rules.players
 
 
+@functools.lru_cache(maxsize=256)
+def short_spec(spec: str) -> str:
+    """A canonical spec as a person would write it: its name and only the parameters
+    that differ from the strategy's defaults.
+
+    >>> short_spec(make("mcts").spec), short_spec(make("mcts:iters=400").spec)
+    ('mcts', 'mcts:iters=400')
+    """
+    name, params = parse_spec(spec)
+    defaults = parse_spec(make(name).spec)[1]
+    own = [f"{k}={v}" for k, v in params.items() if defaults.get(k) != v]
+    return name + (":" + ",".join(own) if own else "")
+
+
+def swap_label(label: str, swap: dict[str, str]) -> str:
+    """``label`` with every swapped strategy (a canonical spec) it names as a whole word
+    replaced by its swap, written short (:func:`short_spec`).
+
+    >>> swap_label("heuristic–greedy 3p", {"greedy": make("mcts").spec})
+    'heuristic–mcts 3p'
+    >>> swap_label("early-vs-greedy", {"greedy": make("mcts:iters=400").spec})
+    'early-vs-mcts:iters=400'
+    >>> swap_label("greedyish vs heuristic", {"greedy": "learned"})
+    'greedyish vs heuristic'
+    >>> swap_label("heuristic vs greedy", {"greedy": "heuristic", "heuristic": "greedy"})
+    'greedy vs heuristic'
+    """
+    if not swap:
+        return label
+    words = {short_spec(old): short_spec(new) for old, new in swap.items()}
+    names = "|".join(re.escape(old) for old in sorted(words, key=len, reverse=True))
+    return re.sub(rf"(?<!\w)({names})(?!\w)", lambda m: words[m.group(1)], label)
+
+
 @dataclass(frozen=True)
 class Population:
     """One player population: every arm is played again with ``swap`` applied to its
@@ -77,10 +113,15 @@ class Population:
 
     def apply(self, arm: Arm) -> Arm:
         """The arm as this population plays it (``strategies`` if given; otherwise the
-        arm's own, those in ``swap`` replaced)."""
+        arm's own, those in ``swap`` replaced, and its label too: a label written for the
+        arms as written names the swapped player, "heuristic–greedy 2p" is
+        "heuristic–mcts 2p" where greedy is swapped for mcts, see :func:`swap_label`)."""
         if self.strategies is not None:
             return replace(arm, strategies=self.strategies)
-        return replace(arm, strategies=tuple(self.swap.get(s, s) for s in arm.strategies))
+        played = tuple(self.swap.get(s, s) for s in arm.strategies)
+        swaps = {old: new for old, new in self.swap.items() if old in arm.strategies}
+        label = swap_label(arm.label or arm.name, swaps)
+        return replace(arm, strategies=played, label=label if swaps else arm.label)
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,8 @@ from ..analytics.compare import (
     same_deals,
 )
 from ..runner.seating import base_entries, games_per_deal
-from .ladder import ladder_section
-from .separation import games_to_resolve, sign
+from .ladder import default_tolerance, ladder_section
+from .separation import games_to_settle, sign
 from .spec import Experiment, population_experiment
 from .verdicts import cross_population
 
@@ -164,11 +164,12 @@ def _metric_result(exp: Experiment, played: Played, metric: str) -> dict[str, An
     # a head-to-head arm has another opponent than the baseline: it is not ranked with it
     apart = {arm.name for arm in exp.arms if arm.head_to_head}
     ranked = [r for r in rows if r["arm"] not in apart]
-    return {"column": col, "rows": rows, "top": top_arm(played, col, ranked, goal)}
+    tolerance = exp.tolerance.get(metric) or default_tolerance(metric, exp.arms[0].players)
+    return {"column": col, "rows": rows, "top": top_arm(played, col, ranked, goal, tolerance)}
 
 
 def top_arm(
-    played: Played, col: str, rows: list[dict[str, Any]], goal: str
+    played: Played, col: str, rows: list[dict[str, Any]], goal: str, tolerance: float
 ) -> dict[str, Any] | None:
     """The top arm of one metric as a statistic, not a ranking.
 
@@ -177,9 +178,10 @@ def top_arm(
     where the two played the same deals), best-ranked first (``vs_others``). ``kind`` is
     ``best`` only when every one of those differences is separable in the goal's
     direction (:func:`sign`); otherwise ``tied``, with ``tied`` the arms not separable
-    from the top, in rank order, and ``more_games`` the power-based estimate
-    (:func:`games_to_resolve`) on the difference from the first of them (the runner-up,
-    unless it is separated already). ``only`` for a single valued arm. The runner-up
+    from the top, in rank order, and ``more_games`` the games that would settle the
+    difference from the first of them (the runner-up, unless it is separated already):
+    power-based, or to narrow it to ``tolerance`` where the observed difference is smaller
+    than that (:func:`games_to_settle`). ``only`` for a single valued arm. The runner-up
     fields (``runner_up``, ``vs_runner_up``, ``clear``) stay for the code that reads them.
     """
     ranked = sorted(
@@ -202,9 +204,9 @@ def top_arm(
     more = None
     if tied:
         games = min(frames[top].height, frames[tied[0]["arm"]].height)
-        got = games_to_resolve(tied[0], games)
-        more = {"vs": tied[0]["arm"], "games": games, "more": got[0] if got else None,
-                "half_width": got[1] if got else None}  # fmt: skip
+        got = games_to_settle(tied[0], games, tolerance) or {"more": None, "half_width": None}
+        interval = {k: tied[0][k] for k in ("diff", "low", "high")}
+        more = {"vs": tied[0]["arm"], "games": games, **interval, **got}
     runner = others[0]
     return {
         **out,

@@ -87,11 +87,11 @@ def test_the_bottom_line_claims_a_best_arm_only_when_separable() -> None:
     x, y = TIE
     tied = bottom_line(summary_of(experiment(["y", "x"]), [frame(y), frame(x)]))[0]
     assert "best:" not in tied and "no best arm: the top, x 61.8% [" in tied
-    assert "more games per arm would resolve" in tied
+    assert "its interval is already as narrow as the tolerance (±1.5 points)" in tied
     assert "x − baseline +0.2 points [" in tied and "no difference from the baseline" in tied
     x, y = LEAD
     best = bottom_line(summary_of(experiment(["y", "x"]), [frame(y), frame(x)]))[0]
-    assert best.startswith("win_rate (the entry wins the game): y (baseline) 55.0% [")
+    assert best.startswith("How often the entry wins the game (win_rate): y (baseline) 55.0% [")
     assert "best: x 60.0% [58.5%, 61.5%], separable" in best
     assert "x − baseline +5.0 points [+3.8, +6.2]: above the baseline" in best
     assert best.endswith("(heuristic vs greedy, 10 games per arm).")
@@ -99,7 +99,7 @@ def test_the_bottom_line_claims_a_best_arm_only_when_separable() -> None:
 
 def test_shipped_bottom_lines_state_convergence_and_the_study() -> None:
     lines = bottom_line(shipped("betting-thresholds"))
-    assert lines[0].startswith("bet_points (") and " at the top rung, vs-mcts: " in lines[0]
+    assert lines[0].startswith("At the top rung (vs-mcts), the entry's net points from bets ")
     assert lines[1].startswith("Still moving with strength: bet ")
     assert lines[2].startswith("Study bets over vs-learned/default: ")
     assert "advice that won when followed in play" in lines[2]
@@ -144,10 +144,12 @@ def test_backticks_render_as_code_and_the_rest_stays_escaped() -> None:
 def test_summary_md_opens_with_the_bottom_line() -> None:
     x, y = LEAD
     single = summary_markdown(summary_of(experiment(["y", "x"]), [frame(y), frame(x)]))
-    assert single.startswith("# Experiment aa\n\n**Bottom line**\n\n- win_rate (the entry")
+    assert single.startswith("# Experiment aa\n\n**Bottom line**\n\n- How often the entry")
     md = summary_markdown(shipped("scoring-skill"))
     head = md.index("**Bottom line**")
-    assert head < md.index("- win_rate (the entry wins the game) in learned-vs-heuristic: ")
+    assert head < md.index(
+        "- In learned-vs-heuristic, how often the entry wins the game (win_rate): "
+    )
     assert head < md.index("Does the new (per-card) scoring")
 
 
@@ -166,7 +168,7 @@ def test_a_tied_baseline_on_top_is_named_with_the_arms_it_ties() -> None:
     x, y = TIE
     line = bottom_line(summary_of(experiment(["x", "y"]), [frame(x), frame(y)]))[0]
     assert "no best arm: the baseline is on top, tied with y (" in line
-    assert "more games per arm would resolve" in line and "best:" not in line
+    assert "as narrow as the tolerance" in line and "best:" not in line
 
 
 def test_a_study_without_advice_says_what_its_followed_lines_showed() -> None:

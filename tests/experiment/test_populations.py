@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,20 @@ def test_populations_parse_with_canonical_swaps(tmp_path: Path) -> None:
     exp = load_experiment(write(tmp_path, BASE + POPS.replace("greedy =", "heuristic =")))
     assert exp.populations[1].apply(exp.arms[0]).strategies == ("random:bet=0.1", "greedy")
     assert exp.populations[1].apply(exp.arms[1]).strategies == exp.arms[1].strategies
+
+
+def test_a_population_relabels_the_arms_its_swap_changes(tmp_path: Path) -> None:
+    exp = load_experiment(write(tmp_path, BASE + POPS.replace('"random"', '"mcts:iters=40"')))
+    written, swapped = exp.populations
+    arm = replace(exp.arms[1], label="eager vs greedy")
+    assert swapped.apply(arm).label == "eager vs mcts:iters=40"
+    assert written.apply(arm).label == "eager vs greedy"
+    # an unlabelled arm is labelled by its name, swapped like a label
+    named = replace(exp.arms[1], name="eager-vs-greedy", label="")
+    assert swapped.apply(named).label == "eager-vs-mcts:iters=40"
+    # an arm the swap does not change keeps its label, whatever it names
+    alone = replace(exp.arms[1], strategies=("heuristic", "random"), label="greedy-free")
+    assert swapped.apply(alone).label == "greedy-free"
 
 
 @pytest.mark.parametrize(

@@ -184,14 +184,56 @@ def test_tied_when_the_top_is_not_separable_from_the_runner_up() -> None:
     got = summary["best"]
     assert got["arm"] == "x" and got["vs_runner_up"]["diff"] == pytest.approx(0.002)
     assert got["kind"] == "tied" and got["tied"] == ["y"] and not got["clear"]
-    more, hw = games_to_resolve(got["vs_runner_up"], 4000) or (0, 0.0)
-    assert got["more_games"] == {"vs": "y", "games": 4000, "more": more, "half_width": hw}
+    # +0.2 points is below the ±1.5-point tolerance of a rate, and the interval is that
+    # narrow already: power would chase ±0.14 points with ~400,000 more games
+    power = games_to_resolve(got["vs_runner_up"], 4000)
+    assert power is not None and power[1] < 0.015 and power[0] > 100_000
+    more = got["more_games"]
+    assert more["vs"] == "y" and more["games"] == 4000 and more["diff"] == pytest.approx(0.002)
+    assert more["basis"] == "tolerance" and more["half_width"] == 0.015 and more["more"] == 0
     line = best_line(summary)
     assert line.startswith("best arm by win_rate (max): none separable — x = 61.8%")
     assert "is tied with y (vs runner-up y: +0.2%" in line
     assert line.endswith(
-        f"not separable at 4,000 games — about {more:,} more games per arm would resolve "
-        f"±{hw * 100:.1f} points"
+        "not separable at 4,000 games — its interval is already as narrow as the tolerance "
+        "(±1.5 points): the arms differ by at most 1.7 points"
+    )
+
+
+def test_a_small_tie_gets_the_games_that_narrow_it_to_the_tolerance() -> None:
+    x, y = pair(1000, 120, 118, 500)  # +0.2 points on 1,000 games, interval about ±3
+    summary = summary_of(experiment(["y", "x"]), [frame(y), frame(x)])
+    more = summary["best"]["more_games"]
+    want = games_to_resolve(summary["best"]["vs_runner_up"], 1000, half_width=0.015)
+    assert want is not None and more["basis"] == "tolerance" and more["more"] == want[0] > 0
+    assert best_line(summary).endswith(
+        f"not separable at 1,000 games — the difference (0.2 points) is below the tolerance; "
+        f"about {want[0]:,} more games per arm would narrow it to ±1.5 points"
+    )
+
+
+def test_a_tie_larger_than_the_tolerance_gets_the_power_based_games() -> None:
+    x, y = pair(200, 30, 20, 100)  # +5.0 points on 200 games, interval about ±6
+    got = summary_of(experiment(["y", "x"]), [frame(y), frame(x)])["best"]
+    assert got["kind"] == "tied"
+    more, hw = games_to_resolve(got["vs_runner_up"], 200) or (0, 0.0)
+    assert hw == pytest.approx(0.05 * 1.96 / (1.96 + 0.84), rel=1e-3) and hw > 0.015
+    assert got["more_games"] == {
+        "vs": "y", "games": 200, "diff": pytest.approx(0.05), "low": got["vs_runner_up"]["low"],
+        "high": got["vs_runner_up"]["high"], "more": more, "half_width": hw, "basis": "power",
+    }  # fmt: skip
+    assert best_line(summary_of(experiment(["y", "x"]), [frame(y), frame(x)])).endswith(
+        f"about {more:,} more games per arm would resolve ±{hw * 100:.1f} points"
+    )
+
+
+def test_a_tie_already_within_the_tolerance_needs_no_more_games() -> None:
+    x, y = pair(40_000, 2002, 1998, 20_000)  # +0.01 points, interval about ±0.3
+    got = summary_of(experiment(["y", "x"]), [frame(y), frame(x)])["best"]
+    assert got["kind"] == "tied" and got["more_games"]["more"] == 0
+    assert best_line(summary_of(experiment(["y", "x"]), [frame(y), frame(x)])).endswith(
+        "not separable at 40,000 games — the difference, +0.0 points [-0.3, +0.3], lies within "
+        "±1.5 points (the tolerance): too small to matter"
     )
 
 
@@ -270,9 +312,8 @@ def test_not_separable_says_who_separates_what_and_how_many_games_would_resolve(
     got = cross(lead, tie)
     assert got["verdict"] == "not separable" and got["not_separable"] == ["p1"]
     assert got["interactions"] == []
-    more = tie["best"]["more_games"]
     assert got["sentence"] == (
         "Not separable across populations: p0 separates x as the best arm; p1 has x tied "
-        f"with y (not separable at 4,000 games — about {more['more']:,} more games per arm "
-        f"would resolve ±{more['half_width'] * 100:.1f} points)."
+        "with y (not separable at 4,000 games — its interval is already as narrow as the "
+        "tolerance (±1.5 points): the arms differ by at most 1.7 points)."
     )
