@@ -88,7 +88,7 @@ def answer(summary: dict[str, Any], where: str = "") -> str:
         if top["kind"] == "best":
             parts.append(f"best: {name} {level(metric, row)}, separable from every other arm")
         elif top["kind"] == "tied":
-            more = resolve_text(metric, top.get("more_games")).replace(" — ", "; ")
+            more = resolve_text(metric, top.get("more_games"), labels).replace(" — ", "; ")
             parts.append(f"no best arm: the top, {name} {level(metric, row)}, is tied with "
                          f"{tied_text(top, labels)} ({more})")  # fmt: skip
         d = row["vs_first"]
@@ -108,7 +108,7 @@ def answer(summary: dict[str, Any], where: str = "") -> str:
         parts[0] = f"best: {labels[base['arm']]} (baseline) {level(metric, base)}, " \
                    "separable from every other arm"  # fmt: skip
     elif top["arm"] == base["arm"] and top.get("kind") == "tied":
-        more = resolve_text(metric, top.get("more_games")).replace(" — ", "; ")
+        more = resolve_text(metric, top.get("more_games"), labels).replace(" — ", "; ")
         parts.append(f"no best arm: the baseline is on top, tied with "
                      f"{tied_text(top, labels)} ({more})")  # fmt: skip
     arm0 = summary["arms"][0]

@@ -93,12 +93,15 @@ def diff_text(metric: str, d: dict[str, Any]) -> str:
     )
 
 
-def resolve_text(metric: str, more: dict[str, Any] | None) -> str:
+def resolve_text(
+    metric: str, more: dict[str, Any] | None, labels: dict[str, str] | None = None
+) -> str:
     """``not separable at N games — about M more games per arm would resolve ±X points``
     from a top arm's ``more_games`` (:func:`~haggis_sim.experiment.separation.
     games_to_settle`); the half-width in the metric's units, percentage points
     ("points") for a rate. Where the observed difference is below the metric's tolerance
-    the games named narrow the interval to the tolerance instead, and the text says so."""
+    the games named narrow the interval to the tolerance instead, and the text says so,
+    naming the arm the difference is to (by ``labels``, else its name)."""
     if more is None:
         return "not separable"
     head = f"not separable at {more['games']:,} games"
@@ -108,22 +111,23 @@ def resolve_text(metric: str, more: dict[str, Any] | None) -> str:
     if more.get("basis") != "tolerance":  # power-based (every summary before the basis)
         return f"{head} — about {more['more']:,} more games per arm would resolve {width}"
     diff, low, high = num(more.get("diff")), num(more.get("low")), num(more.get("high"))
-    tol = float(more["half_width"])
+    tol, vs = float(more["half_width"]), (labels or {}).get(more["vs"], more["vs"])
     if more["more"] == 0 and -tol <= low and high <= tol:
         interval = f"[{fmt_change(metric, low)}, {fmt_change(metric, high)}]".replace(" points", "")
         return (
-            f"{head} — the difference, {fmt_change(metric, diff)} {interval}, lies within "
-            f"{width} (the tolerance): too small to matter"
+            f"{head} — the difference from {vs}, {fmt_change(metric, diff)} {interval}, lies "
+            f"within {width} (the tolerance): too small to matter"
         )
     if more["more"] == 0:
         most = fmt_width(metric, max(abs(low), abs(high))).lstrip("±")
         return (
-            f"{head} — its interval is already as narrow as the tolerance ({width}): the "
-            f"arms differ by at most {most}"
+            f"{head} — the interval of the difference from {vs} is already as narrow as the "
+            f"tolerance ({width}): they differ by at most {most}"
         )
     return (
-        f"{head} — the difference ({fmt_width(metric, abs(diff)).lstrip('±')}) is below the "
-        f"tolerance; about {more['more']:,} more games per arm would narrow it to {width}"
+        f"{head} — the difference from {vs} ({fmt_width(metric, abs(diff)).lstrip('±')}) is "
+        f"below the tolerance; about {more['more']:,} more games per arm would narrow it to "
+        f"{width}"
     )
 
 

@@ -87,7 +87,10 @@ def test_the_bottom_line_claims_a_best_arm_only_when_separable() -> None:
     x, y = TIE
     tied = bottom_line(summary_of(experiment(["y", "x"]), [frame(y), frame(x)]))[0]
     assert "best:" not in tied and "no best arm: the top, x 61.8% [" in tied
-    assert "its interval is already as narrow as the tolerance (±1.5 points)" in tied
+    assert "the interval of the difference from y is already as narrow as the tolerance" in tied
+    labelled = summary_of(experiment(["y", "x"]), [frame(y), frame(x)])
+    labelled["arms"][0]["label"] = "arm Y"  # the bottom line names the tied arm by its label
+    assert "the difference from arm Y is already" in bottom_line(labelled)[0]
     assert "x − baseline +0.2 points [" in tied and "no difference from the baseline" in tied
     x, y = LEAD
     best = bottom_line(summary_of(experiment(["y", "x"]), [frame(y), frame(x)]))[0]

@@ -195,8 +195,8 @@ def test_tied_when_the_top_is_not_separable_from_the_runner_up() -> None:
     assert line.startswith("best arm by win_rate (max): none separable — x = 61.8%")
     assert "is tied with y (vs runner-up y: +0.2%" in line
     assert line.endswith(
-        "not separable at 4,000 games — its interval is already as narrow as the tolerance "
-        "(±1.5 points): the arms differ by at most 1.7 points"
+        "not separable at 4,000 games — the interval of the difference from y is already as "
+        "narrow as the tolerance (±1.5 points): they differ by at most 1.7 points"
     )
 
 
@@ -207,8 +207,8 @@ def test_a_small_tie_gets_the_games_that_narrow_it_to_the_tolerance() -> None:
     want = games_to_resolve(summary["best"]["vs_runner_up"], 1000, half_width=0.015)
     assert want is not None and more["basis"] == "tolerance" and more["more"] == want[0] > 0
     assert best_line(summary).endswith(
-        f"not separable at 1,000 games — the difference (0.2 points) is below the tolerance; "
-        f"about {want[0]:,} more games per arm would narrow it to ±1.5 points"
+        f"not separable at 1,000 games — the difference from y (0.2 points) is below the "
+        f"tolerance; about {want[0]:,} more games per arm would narrow it to ±1.5 points"
     )
 
 
@@ -232,8 +232,8 @@ def test_a_tie_already_within_the_tolerance_needs_no_more_games() -> None:
     got = summary_of(experiment(["y", "x"]), [frame(y), frame(x)])["best"]
     assert got["kind"] == "tied" and got["more_games"]["more"] == 0
     assert best_line(summary_of(experiment(["y", "x"]), [frame(y), frame(x)])).endswith(
-        "not separable at 40,000 games — the difference, +0.0 points [-0.3, +0.3], lies within "
-        "±1.5 points (the tolerance): too small to matter"
+        "not separable at 40,000 games — the difference from y, +0.0 points [-0.3, +0.3], lies "
+        "within ±1.5 points (the tolerance): too small to matter"
     )
 
 
@@ -314,6 +314,6 @@ def test_not_separable_says_who_separates_what_and_how_many_games_would_resolve(
     assert got["interactions"] == []
     assert got["sentence"] == (
         "Not separable across populations: p0 separates x as the best arm; p1 has x tied "
-        "with y (not separable at 4,000 games — its interval is already as narrow as the "
-        "tolerance (±1.5 points): the arms differ by at most 1.7 points)."
+        "with y (not separable at 4,000 games — the interval of the difference from y is "
+        "already as narrow as the tolerance (±1.5 points): they differ by at most 1.7 points)."
     )
