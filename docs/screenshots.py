@@ -61,11 +61,11 @@ def show_page(out: Path, step: int = 40) -> None:
     (the page opens at the step named in its URL's fragment) into ``out``."""
     cli = [sys.executable, "-m", "haggis_sim.cli"]
     with tempfile.TemporaryDirectory() as tmp:
-        run, page = Path(tmp) / "mcts-demo", Path(tmp) / "game.html"
-        subprocess.run([*cli, "run", "-s", "mcts,heuristic", "-n", "2", "--seed", "0",
-                        "--out", str(run)], check=True, capture_output=True)  # fmt: skip
-        subprocess.run([*cli, "show", str(run), "1", "--alternatives", "--out", str(page)],
-                       check=True, capture_output=True)  # fmt: skip
+        page = Path(tmp) / "game.html"  # the run as the caption names it: runs/mcts-demo
+        play = ["run", "-s", "mcts,heuristic", "-n", "2", "--seed", "0", "--out", "runs/mcts-demo"]
+        subprocess.run([*cli, *play], check=True, capture_output=True, cwd=tmp)
+        subprocess.run([*cli, "show", "runs/mcts-demo", "1", "--alternatives", "--out",
+                        str(page)], check=True, capture_output=True, cwd=tmp)  # fmt: skip
         cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                f"--user-data-dir={Path(tmp) / 'profile'}", f"--screenshot={out}",
                f"--window-size={WIDTH},960", f"{page.as_uri()}#{step}"]  # fmt: skip
