@@ -22,7 +22,7 @@ from strategies import parse_spec
 
 from ..analytics.compare import BINARY_METRICS, fmt_change, fmt_value
 from .separation import num, sign
-from .verdicts import apart, arm_labels, resolve_text
+from .verdicts import apart, arm_labels, bracket, resolve_text
 
 #: the short words of the ladder's convergence verdicts (:mod:`.ladder`)
 CONVERGED = "converged: the two strongest players agree"
@@ -30,12 +30,6 @@ CONVERGED = "converged: the two strongest players agree"
 #: a difference from the baseline in words, by :func:`.separation.sign`
 VS_BASELINE = {1: "above the baseline", -1: "below the baseline",
                0: "no difference from the baseline separable"}  # fmt: skip
-
-
-def bracket(metric: str, low: Any, high: Any, change: bool = False) -> str:
-    """An interval as ``[a, b]`` (a level, or with ``change`` a signed difference)."""
-    fmt = (lambda v: fmt_change(metric, v)) if change else (lambda v: fmt_value(metric, v))
-    return f"[{fmt(num(low))}, {fmt(num(high))}]".replace(" points", "")
 
 
 def level(metric: str, row: dict[str, Any]) -> str:

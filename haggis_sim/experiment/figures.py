@@ -38,6 +38,24 @@ def rungs(summary: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return [(p["name"], p["summary"]) for p in summary["populations"]]
 
 
+def arms_across_rungs(
+    summary: dict[str, Any], head_to_head: bool
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Per arm of the first population (the head-to-head arms, or with ``head_to_head``
+    False the others) its label and its row of the question's metric in every population,
+    in :func:`rungs` order."""
+    metric = summary["metric"]
+    pops = rungs(summary)
+    first = pops[0][1]
+    labels, skip = arm_labels(first), apart(first)
+    names = [a["name"] for a in first["arms"] if (a["name"] in skip) == head_to_head]
+    return [
+        (labels[arm], [next(r for r in sub["results"][metric]["rows"] if r["arm"] == arm)
+                       for _, sub in pops])
+        for arm in names
+    ]  # fmt: skip
+
+
 def axis_points(sub: dict[str, Any], metric: str) -> list[tuple[float, dict[str, Any]]]:
     """The arms of one population's summary that stand on the axis, as (at, row), in order."""
     at = {a["name"]: a["at"] for a in sub["arms"] if a.get("at") is not None}
@@ -80,21 +98,17 @@ def strength_figure(summary: dict[str, Any], path: Path) -> bool:
         return False
     metric = summary["metric"]
     pops = rungs(summary)
-    first = pops[0][1]
-    labels, skip = arm_labels(first), apart(first)
-    arms = [a["name"] for a in first["arms"] if a["name"] not in skip]
+    arms = arms_across_rungs(summary, head_to_head=False)
     k, unit = _scale(metric)
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     xs = list(range(len(pops)))
-    for i, arm in enumerate(arms):
-        got = [next(r for r in sub["results"][metric]["rows"] if r["arm"] == arm)
-               for _, sub in pops]  # fmt: skip
+    for i, (label, got) in enumerate(arms):
         mean = [num(r["mean"]) * k for r in got]
         err = [[m - num(r["low"]) * k for m, r in zip(mean, got, strict=True)],
                [num(r["high"]) * k - m for m, r in zip(mean, got, strict=True)]]  # fmt: skip
         shift = [x + (i - (len(arms) - 1) / 2) * 0.03 for x in xs]
-        name = labels[arm] + (" (baseline)" if i == 0 else "")
+        name = label + (" (baseline)" if i == 0 else "")
         ax.errorbar(shift, mean, yerr=err, capsize=3, label=name, **series_style(i))
     ax.set_xticks(xs, [name for name, _ in pops])
     ax.set_xlabel("player strength (rungs of the ladder, weakest first)")

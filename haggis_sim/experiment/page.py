@@ -21,7 +21,14 @@ from ..pages import render
 from ..report.style import COLOURS, VERDICT_COLOURS
 from .balance import balance_for_page
 from .bottom_line import bottom_line, level
-from .figures import axis_figure, level_panels, levels_figure, rungs, strength_figure
+from .figures import (
+    arms_across_rungs,
+    axis_figure,
+    level_panels,
+    levels_figure,
+    rungs,
+    strength_figure,
+)
 from .folder import claim, forest_name, write_own
 from .ladder import LADDER_NOTE, rung_rows
 from .markdown import sizing_line, swap_text
@@ -29,7 +36,6 @@ from .spec import Experiment, population_experiment
 from .studies import studies_for_page
 from .verdicts import (
     ROW_HEADER,
-    apart,
     arm_labels,
     best_line,
     metric_words,
@@ -80,15 +86,9 @@ def level_rows(summary: dict[str, Any], head_to_head: bool) -> tuple[list[str], 
     the others) its label, then per population the question's metric (for the
     strategies entry it follows) with its 95% interval; no rows without such arms."""
     metric = summary["metric"]
-    pops = rungs(summary)
-    first = pops[0][1]
-    labels, skip = arm_labels(first), apart(first)
-    header = ["arm", *(name or metric for name, _ in pops)]
-    rows = []
-    for arm in [a["name"] for a in first["arms"] if (a["name"] in skip) == head_to_head]:
-        cells = [next(r for r in sub["results"][metric]["rows"] if r["arm"] == arm)
-                 for _, sub in pops]  # fmt: skip
-        rows.append([labels[arm], *(level(metric, c) for c in cells)])
+    header = ["arm", *(name or metric for name, _ in rungs(summary))]
+    rows = [[label, *(level(metric, c) for c in cells)]
+            for label, cells in arms_across_rungs(summary, head_to_head)]  # fmt: skip
     return header, rows
 
 

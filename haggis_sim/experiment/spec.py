@@ -349,23 +349,19 @@ def _grid_arms(
         for v in grid.values:
             strats = list(base)
             strats[entry] = _with_param(strats[entry], grid.param, v, gw)
-            at = float(v) if top.axis and _is_number(v) else None
+            at = _axis_place(top, v)
             arms.append(Arm(f"{grid.param}={v}", tuple(strats), rules, f"{grid.param} {v}", at=at))
         return arms
     if grid.entry is not None:
         raise ExperimentError(f"{gw}'entry' goes with 'param', not with 'rule'")
     flag = grid.rule
     assert flag is not None  # exactly one of param and rule: GridTable checks it
-    return [
-        Arm(
-            f"{flag}={','.join(map(str, v)) if isinstance(v, list) else v}",
-            base,
-            _rules(top.rules, top.players, {**top.rule, flag: v}, gw),
-            f"{flag} {','.join(map(str, v)) if isinstance(v, list) else v}",
-            at=float(v) if top.axis and _is_number(v) else None,
-        )
-        for v in grid.values
-    ]
+    arms = []
+    for v in grid.values:
+        text = ",".join(map(str, v)) if isinstance(v, list) else str(v)
+        rules_v = _rules(top.rules, top.players, {**top.rule, flag: v}, gw)
+        arms.append(Arm(f"{flag}={text}", base, rules_v, f"{flag} {text}", at=_axis_place(top, v)))
+    return arms
 
 
 def _with_param(spec: str, param: str, value: Any, where: str) -> str:
@@ -408,9 +404,11 @@ def _check_arms(top: ExperimentTable, arms: list[Arm], w: str) -> None:
             )
 
 
-def _is_number(value: Any) -> bool:
-    """An int or float value (a grid value that can stand on an axis; not a bool)."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
+def _axis_place(top: ExperimentTable, value: Any) -> float | None:
+    """A grid value's place on the experiment's axis: the value itself where there is an
+    axis and the value is an int or float (not a bool), else None."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return float(value) if top.axis and number else None
 
 
 def _check_pages(top: ExperimentTable, arms: list[Arm], w: str) -> None:

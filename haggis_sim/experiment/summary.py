@@ -33,7 +33,7 @@ from ..runner.seating import base_entries, games_per_deal
 from .ladder import default_tolerance, ladder_section
 from .separation import games_to_settle, sign
 from .spec import Experiment, population_experiment
-from .verdicts import cross_population
+from .verdicts import apart, cross_population
 
 
 def json_default(value: Any) -> Any:
@@ -162,8 +162,8 @@ def _metric_result(exp: Experiment, played: Played, metric: str) -> dict[str, An
         )
     goal = exp.goal if metric == exp.metric else "max"
     # a head-to-head arm has another opponent than the baseline: it is not ranked with it
-    apart = {arm.name for arm in exp.arms if arm.head_to_head}
-    ranked = [r for r in rows if r["arm"] not in apart]
+    skip = {arm.name for arm in exp.arms if arm.head_to_head}
+    ranked = [r for r in rows if r["arm"] not in skip]
     tolerance = exp.tolerance.get(metric) or default_tolerance(metric, exp.arms[0].players)
     return {"column": col, "rows": rows, "top": top_arm(played, col, ranked, goal, tolerance)}
 
@@ -285,18 +285,19 @@ def with_spec(summary: dict[str, Any], exp: Experiment) -> dict[str, Any]:
     judged again without the head-to-head arms (:func:`ranked_only`). The top arms stay as
     summarized (they need the games): a page never calls a head-to-head arm the best."""
     arms = {a.name: a for a in exp.arms}
+    axis = {"axis": exp.axis} if exp.axis else {}
 
     def one(sub: dict[str, Any]) -> dict[str, Any]:
         keys = [{"label": arms[a["name"]].label or a["name"],
                  "head_to_head": arms[a["name"]].head_to_head, "at": arms[a["name"]].at}
                 if a["name"] in arms else {} for a in sub["arms"]]  # fmt: skip
         return {**sub, "arms": [{**a, **k} for a, k in zip(sub["arms"], keys, strict=True)],
-                **({"axis": exp.axis} if exp.axis else {})}  # fmt: skip
+                **axis}  # fmt: skip
 
     if "populations" not in summary:
         return one(summary)
     pops = [{**p, "summary": one(p["summary"])} for p in summary["populations"]]
-    out = {**summary, "populations": pops, **({"axis": exp.axis} if exp.axis else {})}
+    out = {**summary, "populations": pops, **axis}
     if "ladder" in summary and exp.tolerance:
         out["ladder"] = ladder_section(ranked_only(pops), exp.tolerance)
     return out
@@ -307,8 +308,8 @@ def ranked_only(pops: list[dict[str, Any]]) -> list[dict[str, Any]]:
     from the first arm compares different opponents, so no ladder judges it)."""
     out = []
     for p in pops:
-        apart = {a["name"] for a in p["summary"]["arms"] if a.get("head_to_head")}
-        results = {m: {**r, "rows": [row for row in r["rows"] if row["arm"] not in apart]}
+        skip = apart(p["summary"])
+        results = {m: {**r, "rows": [row for row in r["rows"] if row["arm"] not in skip]}
                    for m, r in p["summary"]["results"].items()}  # fmt: skip
         out.append({**p, "summary": {**p["summary"], "results": results}})
     return out

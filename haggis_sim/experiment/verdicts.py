@@ -93,6 +93,12 @@ def diff_text(metric: str, d: dict[str, Any]) -> str:
     )
 
 
+def bracket(metric: str, low: Any, high: Any, change: bool = False) -> str:
+    """An interval as ``[a, b]`` (a level, or with ``change`` a signed difference)."""
+    fmt = (lambda v: fmt_change(metric, v)) if change else (lambda v: fmt_value(metric, v))
+    return f"[{fmt(num(low))}, {fmt(num(high))}]".replace(" points", "")
+
+
 def resolve_text(
     metric: str, more: dict[str, Any] | None, labels: dict[str, str] | None = None
 ) -> str:
@@ -113,7 +119,7 @@ def resolve_text(
     diff, low, high = num(more.get("diff")), num(more.get("low")), num(more.get("high"))
     tol, vs = float(more["half_width"]), (labels or {}).get(more["vs"], more["vs"])
     if more["more"] == 0 and -tol <= low and high <= tol:
-        interval = f"[{fmt_change(metric, low)}, {fmt_change(metric, high)}]".replace(" points", "")
+        interval = bracket(metric, low, high, change=True)
         return (
             f"{head} — the difference from {vs}, {fmt_change(metric, diff)} {interval}, lies "
             f"within {width} (the tolerance): too small to matter"
