@@ -13,14 +13,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 from cli_helpers import invoke, one_line_error
+from run_helpers import played_run
 
 from haggis_sim.analytics import sections
 from haggis_sim.logs import ledger
 from haggis_sim.logs.manifest import load_manifest
 from haggis_sim.logs.query import MemoryLimitError, larger_size, run_query
 from haggis_sim.report.build import build_tables
-from haggis_sim.rules import Rules
-from haggis_sim.runner.run import RunConfig, execute
 
 pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
 
@@ -30,22 +29,14 @@ HEAVY = (  # a statement whose lists cannot spill: over any small memory limit
 )
 
 
-def _run(path: Path, strategies: list[str], games: int, players: int) -> Path:
-    rules = Rules.preset("revised", players=players).as_dict()
-    cfg = RunConfig(
-        strategies=strategies, games=games, rules=rules, seed=5, chunk_size=30, jobs=1,
-        command="test",
-    )  # fmt: skip
-    execute(cfg, path)
-    return path
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     base = tmp_path_factory.mktemp("runs")
     return [
-        _run(base / "r3", ["heuristic", "greedy", "random:bet=0.3"], 60, 3),
-        _run(base / "r2", ["heuristic", "greedy"], 60, 2),
+        played_run(
+            base / "r3", ["heuristic", "greedy", "random:bet=0.3"], 60, 3, seed=5, chunk_size=30
+        ),
+        played_run(base / "r2", ["heuristic", "greedy"], 60, 2, seed=5, chunk_size=30),
     ]
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from run_helpers import played_run
 from scipy.stats import binomtest
 from typer.testing import CliRunner
 
@@ -32,21 +33,12 @@ pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subse
 runner = CliRunner()
 
 
-def _run(path: Path, strategies: list[str], games: int, players: int, preset: str, seed: int,
-         chunk: int) -> Path:  # fmt: skip
-    cfg = RunConfig(
-        strategies=strategies, games=games, rules=Rules.preset(preset, players=players).as_dict(),
-        seed=seed, chunk_size=chunk, jobs=1, command="test",
-    )  # fmt: skip
-    execute(cfg, path)
-    return path
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     base = tmp_path_factory.mktemp("runs")
-    r2 = _run(base / "r2", ["greedy", "random:bet=0.3"], 240, 2, "revised", 7, 100)
-    r3 = _run(base / "r3", ["random:bet=0.3", "greedy", "heuristic"], 60, 3, "deluxe", 8, 30)
+    r2 = played_run(base / "r2", ["greedy", "random:bet=0.3"], 240, 2, seed=7, chunk_size=100)
+    r3 = played_run(base / "r3", ["random:bet=0.3", "greedy", "heuristic"], 60, 3, seed=8,
+                    chunk_size=30, preset="deluxe")  # fmt: skip
     return [r2, r3]
 
 

@@ -15,13 +15,13 @@ from typing import Any
 
 import polars as pl
 import pytest
+from run_helpers import played_run
 from typer.testing import CliRunner
 
 from haggis_sim.analytics.compare import difference, estimate, fair_claim, fair_value
 from haggis_sim.cli import app
 from haggis_sim.experiment import fair_sentence, verdict_sentence
-from haggis_sim.rules import Rules
-from haggis_sim.runner.run import RunConfig, execute, stale_seating
+from haggis_sim.runner.run import stale_seating
 from haggis_sim.runner.seating import (
     deal_seeds,
     distinct_seatings,
@@ -71,20 +71,18 @@ def test_seat_entries_and_deal_seeds_agree_on_deals() -> None:
     assert len(set(seeds)) == 4
 
 
-def _run(path: Path, strategies: list[str], players: int, games: int, seed: int = 3) -> Path:
-    config = RunConfig(
-        strategies=strategies, games=games, rules=Rules.preset("revised", players=players)
-        .as_dict(), seed=seed, chunk_size=7, jobs=1, command="test",
-    )  # fmt: skip
-    execute(config, path)
-    return path
-
-
 @pytest.fixture(scope="module")
 def run3(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """3 players, heuristic,greedy (entries 0, 1, 0): deterministic strategies, so a
     seating played twice on one deal would be the very same game twice."""
-    return _run(tmp_path_factory.mktemp("seat") / "run3", ["heuristic", "greedy"], 3, 31)
+    return played_run(
+        tmp_path_factory.mktemp("seat") / "run3",
+        ["heuristic", "greedy"],
+        31,
+        3,
+        seed=3,
+        chunk_size=7,
+    )
 
 
 def test_no_two_games_of_a_deal_share_a_seating(run3: Path) -> None:
@@ -123,7 +121,7 @@ def test_three_player_rotation_has_no_identical_duplicate_games(run3: Path) -> N
 def test_a_run_from_before_distinct_seatings_is_not_resumed(tmp_path: Path) -> None:
     """A format-2 run with a repeated entry numbered its games by every permutation: it
     is refused with one line; a format-2 run whose seatings are all distinct resumes."""
-    old = _run(tmp_path / "old3", ["heuristic", "greedy"], 3, 6)
+    old = played_run(tmp_path / "old3", ["heuristic", "greedy"], 6, 3, seed=3, chunk_size=7)
     path = old / "manifest.json"
     m = json.loads(path.read_text())
     assert m["format"] == 3 and m["seating"] == "distinct" and stale_seating(m) is None
@@ -141,7 +139,7 @@ def test_a_run_from_before_distinct_seatings_is_not_resumed(tmp_path: Path) -> N
     other = dict(m, format=3, seating="every-permutation")
     assert "every-permutation" in str(stale_seating(other))
 
-    two = _run(tmp_path / "old2", ["heuristic", "greedy"], 2, 6)
+    two = played_run(tmp_path / "old2", ["heuristic", "greedy"], 6, 2, seed=3, chunk_size=7)
     m2 = json.loads((two / "manifest.json").read_text())
     del m2["seating"]
     m2["format"], m2["status"] = 2, "running"
