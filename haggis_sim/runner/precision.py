@@ -190,7 +190,8 @@ def stop_line(rows: list[EntrySummary], precision: float, per_deal: int) -> str:
     (:func:`~haggis_sim.stats.games_for_half_width`)."""
     head = rows[0]
     half = half_width(head.wins, head.games)
-    where = f"{head.spec}'s win rate {head.win_rate:.1%} ±{100 * half:.2f} at {head.games:,} games"
+    name = f"#{head.entry} {head.spec.split(':')[0]}"  # the table's row, its short name
+    where = f"{name}'s win rate {head.win_rate:.1%} ±{100 * half:.2f} at {head.games:,} games"
     if half <= precision:
         return f"stopped by --precision: {where}"
     more = games_for_half_width(head.games, half, precision, per_deal) - head.games

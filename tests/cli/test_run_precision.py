@@ -11,8 +11,8 @@ import re
 from pathlib import Path
 
 import polars as pl
-
 from cli_helpers import invoke, one_line_error
+
 from haggis_sim.logs import ledger
 from haggis_sim.stats import games_for_half_width, wilson
 
@@ -33,7 +33,7 @@ def test_stopped_by_precision_says_so(tmp_path: Path) -> None:
     assert res.exit_code == 0, (res.stderr, res.exception)
     wins, n, half = headline(out)
     assert n < 1000 and n % 20 == 0 and half <= 0.05
-    line = f"stopped by --precision: random:bet=0.1's win rate {wins / n:.1%} ±{100 * half:.2f} "
+    line = f"stopped by --precision: #0 random's win rate {wins / n:.1%} ±{100 * half:.2f} "
     assert f"{line}at {n:,} games\n" in res.stdout
     assert "stopped by --games" not in res.stdout
 
