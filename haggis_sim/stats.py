@@ -52,6 +52,22 @@ def wilson_rate(p: float, n: float, confidence: float = 0.95) -> tuple[float, fl
     return (low, high)
 
 
+def games_for_half_width(games: int, half: float, target: float, step: int = 1) -> int:
+    """Games needed to narrow an interval of half-width ``half`` seen after ``games``
+    games to ``target``: ``ceil(games · (half / target)²)``, rounded up to a whole
+    multiple of ``step`` (whole deals). A half-width shrinks as ``1/√n``, so this is the
+    estimate; the one rule behind ``run --precision``'s "about N more games" and the
+    experiments' sizing (:func:`haggis_sim.experiment.play.size_arms`).
+
+    >>> games_for_half_width(1000, 0.02, 0.01)
+    4000
+    >>> games_for_half_width(1000, 0.015, 0.01, step=6)
+    2250
+    """
+    wanted = math.ceil(games * (half / target) ** 2)
+    return math.ceil(wanted / step) * step
+
+
 def newcombe(
     p_a: float, ci_a: tuple[float, float], p_b: float, ci_b: tuple[float, float]
 ) -> tuple[float, float]:

@@ -87,6 +87,16 @@ ResumeOpt = Annotated[
         "only --jobs, --backend, --scheduler, --chunk-size and --quiet may be given.",
     ),
 ]
+PrecisionOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--precision",
+        help="Stop once the first strategy's win rate (the summary's first row) has a 95% "
+        "interval of ±PRECISION (0.01: ±1 point), judged at fixed checkpoints of game ids "
+        "so the games are the same as a fixed --games run's first N; --games is then the "
+        "most to play. Needs two strategies or more. Says which stopped the run.",
+    ),
+]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 
 
@@ -106,6 +116,7 @@ def run(
     chunk_size: ChunkSizeOpt = 0,
     log_moves: LogMovesOpt = True,
     resume: ResumeOpt = None,
+    precision: PrecisionOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Play many complete games between strategies; log every move to Parquet."""
@@ -136,7 +147,7 @@ def run(
             config = RunConfig(
                 strategies=specs, games=n_games, rules=the_rules.as_dict(), seed=seed,
                 seats=seats, chunk_size=chunk_size, log_moves=log_moves, jobs=jobs,
-                backend=backend, scheduler=scheduler,
+                backend=backend, scheduler=scheduler, precision=precision,
             )  # fmt: skip
             config.validate()
             if out is None:
@@ -200,6 +211,12 @@ def _play_and_summarize(config: RunConfig, run_dir: Path, resume: bool, show: bo
     rows = summarize(run_dir, manifest.specs, manifest.players)
     table = summary_table(rows, manifest.games - started[0], seconds)
     Console(width=None if sys.stdout.isatty() else 120).print(table)
+    if manifest.config.precision is not None:
+        from ..runner.precision import stop_line
+        from ..runner.seating import games_per_deal
+
+        per_deal = games_per_deal(manifest.config.seats, manifest.players, len(manifest.specs))
+        typer.echo(stop_line(rows, manifest.config.precision, per_deal))
     typer.echo(f"logs: {run_dir}/  (games/, rounds/, moves/, manifest.json)")
     typer.echo(f'query: haggis-sim query {run_dir} "SELECT * FROM games LIMIT 5"')
 

@@ -15,7 +15,6 @@ spent.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any
 from ..analytics.compare import same_run
 from ..logs.manifest import Manifest, load_manifest
 from ..runner.run import execute, extend
+from ..stats import games_for_half_width
 from .balance import balance_table
 from .folder import arm_runs, arm_state, check_experiment_out, save_marker, write_own
 from .markdown import summary_markdown
@@ -135,8 +135,7 @@ def size_arms(exp: Experiment, arms: Runs, jobs: int, say: Callable[[str], None]
         half = question_half_width(exp, out)
         if half is None or half <= exp.precision or games >= cap:
             return
-        wanted = math.ceil(games * (half / exp.precision) ** 2)
-        target = min(cap, math.ceil(wanted / step) * step)
+        target = min(cap, games_for_half_width(games, half, exp.precision, step))
         why = f"±{half:.4g} at {games:,} games, precision {exp.precision:g}"
         _extend_all(exp, arms, target, jobs, say, why)
         games = target

@@ -87,6 +87,11 @@ class RunSettings:
     jobs: int = 0  # 0: all cores
     backend: str = "loky"
     scheduler: str | None = None
+    # ``run --precision``: the 95% half-width of the headline win rate that stops the run
+    # early (:mod:`haggis_sim.runner.precision`); None: ``games`` is fixed. How many games
+    # are played, not which: outside the digest, and left out of the JSON when None, so a
+    # manifest without it (every run before it existed) reads and digests as before
+    precision: float | None = None
     # how the run was started: ``haggis-sim run ...`` (argv) or a Python call
     # (:func:`python_call`); not a game-deciding setting, so outside the digest
     command: str = field(default_factory=_command_line)
@@ -98,6 +103,8 @@ class RunSettings:
         """The ``config`` object of the manifest (the digest is taken over it)."""
         out = asdict(self)
         out["strategies"] = list(self.strategies)
+        if self.precision is None:
+            del out["precision"]
         return out
 
 
@@ -225,6 +232,7 @@ def parse_manifest(data: Mapping[str, Any], where: str) -> Manifest:
 
 _KINDS: dict[type, str] = {
     int: "a whole number",
+    float: "a number",
     str: "a string",
     bool: "true or false",
     dict: "an object",
@@ -304,6 +312,7 @@ def _settings(cfg: dict[str, Any], where: str) -> RunSettings:
         jobs=f.need("jobs", int),
         backend=f.need("backend", str),
         scheduler=f.nullable("scheduler", str),
+        precision=f.optional("precision", float),
         command=f.need("command", str),
     )
 

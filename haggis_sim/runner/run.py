@@ -43,6 +43,7 @@ from . import lock
 from .chunk import ChunkLogs, play_chunk
 from .plan import ChunkPlanner, format_duration
 from .pool import DaskPool, InlinePool, LokyPool, Pool, check_backend, local_workers
+from .precision import PrecisionStop, precision_problem
 from .seating import SEAT_MODES, SEATING_SCHEME, base_entries, games_per_deal
 
 BACKENDS = ("loky", "dask")
@@ -92,6 +93,8 @@ class RunConfig(RunSettings):
             raise RunError(f"--jobs must be 0 (all cores) or more, got {self.jobs}")
         if not self.strategies:
             raise RunError("--strategies needs at least one strategy")
+        if why := precision_problem(self.precision, len(self.strategies)):
+            raise RunError(why)
         if len(self.strategies) > rules.players:
             raise RunError(
                 f"{len(self.strategies)} strategies for {rules.players} seats: "
@@ -459,7 +462,7 @@ def _extended_manifest(config: RunConfig, run_dir: Path) -> Manifest:
         )
     if config.games == stored.games:
         return manifest
-    settings = replace(stored, games=config.games)
+    settings = replace(stored, games=config.games, precision=None)  # a count, not a rule
     return replace(
         manifest,
         config=settings,
@@ -500,16 +503,18 @@ def _execute_locked(
         good = []
     pending = ledger.pending_ranges(good, config.games)
     done_games = config.games - sum(b - a for a, b in pending)
+    sizing = PrecisionStop.start(run_dir, config, good)
+    pending = sizing.cut(pending)  # at checkpoints, none past a stop already reached
     pool, note = make_pool(config, config.games - done_games)
     if note:
         say(note)
     try:
         if not resume:
             manifest = create_run(config, run_dir)
-        _play(config, run_dir, pool, pending, done_games, on_progress, say)
+        _play(config, run_dir, pool, pending, done_games, on_progress, say, sizing)
     finally:
         pool.close(cancel=False)
-    manifest = completed(manifest)
+    manifest = completed(sizing.settle(manifest))
     try:
         write_manifest(run_dir, manifest)
     except OSError as exc:  # every game is logged: a resume only marks it complete
@@ -528,8 +533,10 @@ def _play(
     done: int,
     on_progress: Callable[[int, int], None] | None,
     say: Callable[[str], None],
+    sizing: PrecisionStop,
 ) -> None:
-    """Keep every worker busy with a chunk until all pending games are logged."""
+    """Keep every worker busy with a chunk until all pending games are logged, or until
+    ``sizing`` has the run's size (chunks played past it are then dropped, not logged)."""
     planner = ChunkPlanner(pending, config.games, config.chunk_size, config.log_moves)
     cfg = asdict(config)
     if on_progress:
@@ -542,7 +549,7 @@ def _play(
             # one chunk per worker in flight: nothing queued that a Ctrl-C would have to
             # cancel inside the pool (queued items race loky's shutdown)
             while len(in_flight) < pool.workers:
-                chunk = planner.next_chunk()
+                chunk = None if sizing.stopped else planner.next_chunk()
                 if chunk is None:
                     break
                 in_flight.append(pool.submit(run_chunk, cfg, str(run_dir), *chunk))
@@ -552,8 +559,12 @@ def _play(
             for task in finished:
                 try:
                     result: ChunkResult = pool.result(task)
+                    if sizing.beyond(result.start):
+                        sizing.discard(result.start, result.stop)
+                        continue
                     entry = ledger.Entry(result.start, result.stop, result.files)
                     ledger.append(run_dir, entry)
+                    sizing.record(entry)
                 except OSError as exc:  # a full disk, for one (no temporary is left)
                     raise RunError(
                         f"writing the logs in {run_dir} failed: {exc.strerror or exc}; "
