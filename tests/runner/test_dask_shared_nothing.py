@@ -9,6 +9,7 @@ run on loky: the workers send their parts, the client writes them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -54,13 +55,14 @@ def env(**extra: str) -> dict[str, str]:
 
 
 def stop(procs: list[subprocess.Popen[bytes]]) -> None:
-    """SIGTERM each process group, then SIGKILL what is still there after 10 s."""
+    """SIGTERM every process group, then SIGKILL what is still there 15 s later."""
     for p in procs:
-        if p.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(p.pid, signal.SIGTERM)
+    deadline = time.monotonic() + 15
     for p in procs:
         try:
-            p.wait(timeout=10)
+            p.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
             p.wait(timeout=10)
