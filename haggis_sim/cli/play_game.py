@@ -25,7 +25,8 @@ from strategies.human import HumanStrategy, seated
 from ..logs import ledger
 from ..logs.manifest import Manifest, write_manifest
 from ..runner.chunk import ChunkLogs, play_chunk
-from ..runner.run import RunConfig, RunError, _refuse_out, completed, create_run, write_parts
+from ..runner.parts import write_parts
+from ..runner.run import RunConfig, RunError, _refuse_out, completed, create_run
 from .play_session import NarratedBot, TerminalPlayer
 
 GAME_ID = 0

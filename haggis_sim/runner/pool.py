@@ -26,6 +26,7 @@ class Pool(Protocol):
     """A place to run chunk tasks, at most ``workers`` at a time."""
 
     workers: int
+    shared_disk: bool  # whether the workers write in the client's folders (else shared-nothing)
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Any: ...
 
@@ -74,6 +75,7 @@ class InlinePool:
 
     def __init__(self) -> None:
         self.workers = 1
+        self.shared_disk = True
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
         fut: Future[Any] = Future()
@@ -102,6 +104,7 @@ class LokyPool:
         from joblib.externals.loky import get_reusable_executor
 
         self.workers = workers
+        self.shared_disk = True
         self._executor = get_reusable_executor(max_workers=workers, timeout=60)
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
@@ -122,7 +125,13 @@ class LokyPool:
 
 
 class DaskPool:
-    """A Dask distributed cluster: the given scheduler, or a local cluster."""
+    """A Dask distributed cluster: the given scheduler, or a local cluster.
+
+    Shared-nothing: a worker's disk need not be the client's, so the tasks return their
+    parts and the client writes them (:mod:`.parts`).
+    """
+
+    shared_disk = False
 
     def __init__(self, workers: int, scheduler: str | None) -> None:
         try:
@@ -156,7 +165,11 @@ class DaskPool:
         return list(done), list(rest)
 
     def result(self, task: Any) -> Any:
-        return task.result()
+        """The task's result, fetched from its worker; the worker's copy is released (the
+        client holds the one chunk it is writing, the workers none they have handed over)."""
+        value = task.result()
+        task.release()
+        return value
 
     def close(self, cancel: bool) -> None:
         self._client.close()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,17 @@ from ..logs.manifest import (
 )
 from ..rules import Rules
 from . import lock
-from .chunk import ChunkLogs, play_chunk
+from .chunk import play_chunk
+from .parts import (
+    ChunkResult,
+    receive,
+    record_chunk,
+    serialize_parts,
+    ship,
+    unship,
+    worker_address,
+    write_blobs,
+)
 from .plan import ChunkPlanner, format_duration
 from .pool import DaskPool, InlinePool, LokyPool, Pool, check_backend, local_workers
 from .precision import PrecisionStop, precision_problem
@@ -111,72 +121,36 @@ class RunConfig(RunSettings):
         return config_digest(self.as_dict())
 
 
-@dataclass
-class ChunkResult:
-    """What a worker reports for a chunk it has written."""
+def run_chunk(
+    config: dict[str, Any],
+    run_dir: str | None,
+    start: int,
+    stop: int,
+    strategies: Sequence[Strategy | str] | None = None,
+) -> ChunkResult:
+    """Play games ``start .. stop - 1`` (worker side) and serialize their three parts.
 
-    start: int
-    stop: int
-    moves: int
-    seconds: float
-    files: dict[str, ledger.PartFile]
-
-    @property
-    def games(self) -> int:
-        return self.stop - self.start
-
-
-def run_chunk(config: dict[str, Any], run_dir: str, start: int, stop: int) -> ChunkResult:
-    """Play games ``start .. stop - 1`` and write their three parts (worker side).
-
-    Each part is serialized in memory, digested, written under a temporary name and
-    renamed into place; the caller records the chunk in the ledger afterwards.
+    With ``run_dir`` (a local worker, same disk) the parts are written there and the
+    caller records the chunk in the ledger; with None (shared-nothing Dask) nothing is
+    written: the result carries the parts' bytes for the client (:mod:`.parts`).
+    ``strategies`` are as :func:`.parts.ship` sends them (default: made from the specs).
     """
     t0 = time.perf_counter()
     cfg = RunConfig(**config)
-    rules, strategies = cfg.validate()
-    specs = [s.spec for s in strategies]
+    if strategies is None:
+        rules, built = cfg.validate()
+    else:
+        rules, built = cfg.game_rules(), unship(strategies)
+    specs = [s.spec for s in built]
     game_ids = np.arange(start, stop, dtype=np.int64)
-    result = play_chunk(rules.to_array(), strategies, game_ids, cfg.seed, cfg.seats, cfg.log_moves)
-    per = games_per_deal(cfg.seats, rules.players, len(strategies))
-    files = write_parts(Path(run_dir), result, game_ids, game_ids // per, specs, rules)
-    return ChunkResult(start, stop, len(result.moves), time.perf_counter() - t0, files)
-
-
-def write_parts(
-    run_dir: Path,
-    result: ChunkLogs,
-    game_ids: np.ndarray,
-    deal_ids: np.ndarray,
-    specs: list[str],
-    rules: Rules,
-) -> dict[str, ledger.PartFile]:
-    """Write the three parts (moves, rounds, games) of the consecutive games ``game_ids``.
-
-    Each part is serialized in memory, digested, written under a temporary name and
-    renamed into place; returns what the ledger line of these games records. The one
-    writer of log parts: ``run`` workers and ``play`` both call it.
-    """
-    name = ledger.part_name(int(game_ids[0]), int(game_ids[-1]) + 1)
-    frames = {
-        "moves": logs.moves_frame(result.moves),
-        "rounds": logs.rounds_frame(result.rounds),
-        "games": logs.games_frame(
-            result.games,
-            result.entries,
-            result.deal_seeds,
-            deal_ids,
-            specs,
-            rules.players,
-            rules.label,
-        ),
-    }
-    files = {}
-    for table, frame in frames.items():
-        data = logs.parquet_bytes(frame)
-        logs.write_bytes_atomic(data, run_dir / table / name)
-        files[table] = ledger.PartFile(frame.height, len(data), ledger.digest(data))
-    return files
+    result = play_chunk(rules.to_array(), built, game_ids, cfg.seed, cfg.seats, cfg.log_moves)
+    per = games_per_deal(cfg.seats, rules.players, len(built))
+    parts = serialize_parts(result, game_ids, game_ids // per, specs, rules)
+    if run_dir is not None:
+        write_blobs(Path(run_dir), parts)
+    sent = None if run_dir is not None else parts
+    seconds = time.perf_counter() - t0
+    return ChunkResult(start, stop, len(result.moves), seconds, parts.files, sent, worker_address())
 
 
 def verified_config(run_dir: Path, manifest: Manifest) -> RunConfig:
@@ -539,6 +513,8 @@ def _play(
     ``sizing`` has the run's size (chunks played past it are then dropped, not logged)."""
     planner = ChunkPlanner(pending, config.games, config.chunk_size, config.log_moves)
     cfg = asdict(config)
+    shipped = ship(config.validate()[1])  # built once: a model's weights travel with them
+    dest = str(run_dir) if pool.shared_disk else None  # None: the client writes the parts
     if on_progress:
         on_progress(done, config.games)
     in_flight: list[Any] = []
@@ -552,19 +528,17 @@ def _play(
                 chunk = None if sizing.stopped else planner.next_chunk()
                 if chunk is None:
                     break
-                in_flight.append(pool.submit(run_chunk, cfg, str(run_dir), *chunk))
+                in_flight.append(pool.submit(run_chunk, cfg, dest, *chunk, shipped))
             if not in_flight:
                 break
             finished, in_flight = pool.wait_any(in_flight, timeout=0.5)
             for task in finished:
                 try:
-                    result: ChunkResult = pool.result(task)
-                    if sizing.beyond(result.start):
+                    result = receive(pool, task, run_dir)
+                    if sizing.beyond(result.start):  # played past the run's size
                         sizing.discard(result.start, result.stop)
                         continue
-                    entry = ledger.Entry(result.start, result.stop, result.files)
-                    ledger.append(run_dir, entry)
-                    sizing.record(entry)
+                    sizing.record(record_chunk(run_dir, result))  # written before the next submit
                 except OSError as exc:  # a full disk, for one (no temporary is left)
                     raise RunError(
                         f"writing the logs in {run_dir} failed: {exc.strerror or exc}; "
