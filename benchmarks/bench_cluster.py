@@ -4,15 +4,16 @@ Run: ``python benchmarks/bench_cluster.py`` (about 2-3 minutes on 2 cores). Two 
 
 1. The same runs with loky (``--jobs 2``) and with ``--backend dask --scheduler`` on a
    ``dask scheduler`` and two ``dask worker`` processes started here (separate processes
-   as on a cluster, not the in-process LocalCluster; the workers are warmed up by a small
-   run first, as a standing cluster is). Every Dask chunk's parts travel back to the client,
-   which verifies, writes and records them. A loky run starts its two worker processes
-   (each loads the compiled engine), so its figure includes that start-up (several seconds
-   on a loaded 2-core machine) and the Dask figure does not.
+   as on a cluster, not the in-process LocalCluster). Both are timed warm, in this one
+   process through the API (``execute``): loky's reusable workers and the Dask workers
+   have each played a small run first, so neither figure holds worker start-up or
+   compilation. Every Dask chunk's parts travel back to the client, which verifies,
+   writes and records them; loky workers write their own.
 2. The client's side alone: chunks played and serialized once, then verified, written and
-   recorded in a loop (``parts.collect``, as for chunks arriving from workers), with and
-   without move logs: the games/s one client can take in, and so how many workers at
-   table 1's per-worker rate it can keep up with. The network transfer is not included.
+   recorded in a loop (``parts.receive`` and ``parts.record_chunk``, as for chunks
+   arriving from workers), with and without move logs: the games/s one client can take
+   in, and so how many workers at table 1's per-worker rate it can keep up with. The
+   network transfer is not included.
 
 Prints Markdown tables and writes them to ``benchmarks/results/bench_cluster.md``
 (``--out``), which the docs' cluster page includes.
@@ -37,15 +38,15 @@ from _results import add_out_option, recorded
 BIN = Path(sys.executable).parent
 
 
-def timed_run(args: list[str], out: Path) -> float:
-    """Wall seconds of one ``haggis-sim run`` in a fresh process."""
+def timed_run(pairing: str, games: int, out: Path, **how: object) -> float:
+    """Wall seconds of one run played through the API in this process (warm workers)."""
+    from haggis_sim.rules import Rules
+    from haggis_sim.runner.run import RunConfig, execute
+
+    config = RunConfig(strategies=pairing.split(","), games=games, seed=7, command="bench",
+                       rules=Rules.preset("revised", players=2).as_dict(), **how)  # fmt: skip
     t0 = time.perf_counter()
-    res = subprocess.run(
-        [sys.executable, "-m", "haggis_sim.cli", "run", *args, "--out", str(out), "-q"],
-        capture_output=True, text=True, env={**os.environ, "CI": "1"},
-    )  # fmt: skip
-    if res.returncode != 0:
-        raise SystemExit(f"run failed: {' '.join(args)}\n{res.stderr}")
+    execute(config, out)
     return time.perf_counter() - t0
 
 
@@ -90,17 +91,16 @@ def backends(opts: argparse.Namespace, work: Path) -> dict[str, float]:
     address, procs = start_cluster(2)
     per_worker = {}
     try:
-        warm = ["-s", "heuristic,greedy", "-n", "200", "--chunk-size", "50"]
-        timed_run([*warm, "--backend", "dask", "--scheduler", address], work / "warm")
+        loky_how = {"jobs": 2}
+        dask_how = {"backend": "dask", "scheduler": address}
+        for name, how in (("loky", loky_how), ("dask", dask_how)):  # start and warm the workers
+            timed_run("heuristic,greedy", 400, work / f"warm-{name}", chunk_size=50, **how)
         print("| run | games | loky --jobs 2 | Dask, 2 workers | Dask overhead |")
         print("|---|---|---|---|---|")
         for pairing, games in cases:
-            args = ["-s", pairing, "-n", games]
             n = int(float(games))
-            loky = n / timed_run([*args, "--jobs", "2"], work / f"loky-{pairing}")
-            dask = n / timed_run(
-                [*args, "--backend", "dask", "--scheduler", address], work / f"dask-{pairing}"
-            )
+            loky = n / timed_run(pairing, n, work / f"loky-{pairing}", **loky_how)
+            dask = n / timed_run(pairing, n, work / f"dask-{pairing}", **dask_how)
             per_worker[pairing] = dask / 2
             print(f"| {pairing}, move logs | {n:,} | {loky:,.0f} games/s | {dask:,.0f} games/s "
                   f"| {100 * (loky / dask - 1):+.0f}% |")  # fmt: skip
@@ -113,7 +113,7 @@ def backends(opts: argparse.Namespace, work: Path) -> dict[str, float]:
 def client_side(opts: argparse.Namespace, work: Path, per_worker: dict[str, float]) -> None:
     """Table 2: verify + write + ledger of pre-serialized chunks, in a loop."""
     from haggis_sim.rules import Rules
-    from haggis_sim.runner.parts import collect, ship
+    from haggis_sim.runner.parts import receive, record_chunk, ship
     from haggis_sim.runner.pool import InlinePool
     from haggis_sim.runner.run import RunConfig, create_run, run_chunk
 
@@ -139,7 +139,7 @@ def client_side(opts: argparse.Namespace, work: Path, per_worker: dict[str, floa
                                        parts=replace(sent.parts, name=name)))  # fmt: skip
             t0 = time.perf_counter()
             for result in results:
-                collect(pool, pool.submit(lambda r=result: r), run_dir)
+                record_chunk(run_dir, receive(pool, pool.submit(lambda r=result: r), run_dir))
             secs = time.perf_counter() - t0
             rate = size * repeats / secs
             mib = sum(f.size for f in sent.files.values()) * repeats / secs / 2**20
