@@ -97,7 +97,10 @@ def measure(args: argparse.Namespace) -> None:
     def cell(value: float | None) -> str:
         return "-" if value is None else f"{value:,.1f} s"
 
-    print(f"`haggis-sim {' '.join(COMMAND)} --out DIR > file`, measured: {args.haggis_sim}\n")
+    exe = Path(args.haggis_sim).resolve()
+    root = Path(__file__).resolve().parent.parent
+    shown = exe.relative_to(root) if exe.is_relative_to(root) else exe
+    print(f"`haggis-sim {' '.join(COMMAND)} --out DIR > file`, with `{shown}`\n")
     print("| numba cache | compile line | compiled in | first chunk logged | end | games/s |")
     print("|---|---|---|---|---|---|")
     for cache_state, seen in rows:

@@ -20,7 +20,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -29,7 +29,20 @@ from .._cache import cache_dir
 if TYPE_CHECKING:
     from strategies import Strategy
 
-    from .run import RunConfig
+    from ..rules import Rules
+
+
+class RunLike(Protocol):
+    """What the warm-up reads of a run's configuration (a ``runner.run.RunConfig``)."""
+
+    @property
+    def seed(self) -> int: ...
+    @property
+    def seats(self) -> str: ...
+    @property
+    def log_moves(self) -> bool: ...
+    def validate(self) -> tuple[Rules, list[Strategy]]: ...
+
 
 #: a fresh compile of the engine on the 2-core development machine (69 s measured on
 #: 2026-11-27, load 3.5: `haggis-sim run -s greedy,heuristic`); the estimate until this
@@ -115,7 +128,7 @@ def _stand_ins(strategies: Sequence[Strategy]) -> list[Strategy]:
     return [s if is_compiled(s) else FirstLegal() for s in strategies]
 
 
-def warm_up(config: RunConfig, say: Callable[[str], None]) -> float | None:
+def warm_up(config: RunLike, say: Callable[[str], None]) -> float | None:
     """Compile (or load from the cache) everything the run's workers will call, by playing
     one throw-away game of the run in this process (Python strategies stood in for by
     :func:`_stand_ins`); nothing is written.
