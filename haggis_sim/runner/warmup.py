@@ -2,13 +2,11 @@
 
 Without this step every worker process of a run compiles the same engine at the first
 chunk it plays, all at once and in silence (minutes on a fresh machine), and the run's
-games/s counts the compilation. :func:`warm_up` plays one throw-away game of the run
-(its strategies, rules, seats and move logging; nothing is written) in the calling
-process: numba compiles, or loads from its cache, exactly the functions the workers then
-call, and saves them to the cache (:mod:`haggis_sim._cache`), so each worker only loads
-them. When the cache does not hold the engine yet, a line says so before the compile
-starts, with an estimate (the last compile measured on this machine, else
-:data:`DEFAULT_SECONDS`), and another says how long it took.
+games/s counts the compilation. When numba's cache (:mod:`haggis_sim._cache`) lacks
+the engine a run needs, :func:`warm_up` says so, with an estimate (the last compile
+measured on this machine, else :data:`DEFAULT_SECONDS`), compiles it in the calling
+process by playing one throw-away game like the run's (nothing is written), which saves
+it to the cache, and says how long it took; each worker then only loads it.
 
 Imports stay light until the warm-up runs: importing this module compiles nothing.
 """
@@ -113,11 +111,13 @@ def compiling_line(seconds: float) -> str:
 
 
 def _stand_ins(strategies: Sequence[Strategy]) -> list[Strategy]:
-    """The run's strategies with each Python (not compiled) one replaced by a stand-in
-    that plays the first legal action: the throw-away game calls the same compiled
-    functions, with the same types, as the run, but runs none of a plug-in's own code
+    """Quick stand-ins for the run's strategies: ``random`` for each compiled one, a
+    plain-Python first-legal player for each Python one. The throw-away game then calls
+    the same compiled functions, with the same types, as the run (a compiled strategy is
+    a kernel id and a parameter array, all kernels compiled as one), but takes
+    milliseconds whatever the run's search budget, and runs none of a plug-in's own code
     (its errors and its time belong to the run, reported there as always)."""
-    from strategies import Strategy, is_compiled
+    from strategies import Strategy, is_compiled, make
 
     class FirstLegal(Strategy):
         name = "first-legal"
@@ -125,30 +125,37 @@ def _stand_ins(strategies: Sequence[Strategy]) -> list[Strategy]:
         def act(self, observation: Any, legal: list[Any], rng: Any) -> Any:
             return legal[0]
 
-    return [s if is_compiled(s) else FirstLegal() for s in strategies]
+    return [make("random") if is_compiled(s) else FirstLegal() for s in strategies]
 
 
-def warm_up(config: RunLike, say: Callable[[str], None]) -> float | None:
-    """Compile (or load from the cache) everything the run's workers will call, by playing
-    one throw-away game of the run in this process (Python strategies stood in for by
-    :func:`_stand_ins`); nothing is written.
-
-    If the cache lacks the engine, ``say`` gets :func:`compiling_line` before the compile
-    starts and ``compiled in N s`` after it; returns those seconds (recorded for the next
-    estimate), or None when the engine was already cached (nothing said).
-    """
+def compile_engine(config: RunLike) -> None:
+    """Compile (or load from the cache) every compiled function a chunk of the run calls,
+    by playing one throw-away game of it with :func:`_stand_ins` in this process; numba
+    saves what it compiles to the cache, where the workers find it. Nothing is written."""
     from .chunk import play_chunk
 
     rules, built = config.validate()
-    strategies = _stand_ins(built)
-    cached = is_cached(strategies)
-    if not cached:
-        say(compiling_line(estimate()))
-    t0 = time.perf_counter()
     game = np.zeros(1, dtype=np.int64)
-    play_chunk(rules.to_array(), strategies, game, config.seed, config.seats, config.log_moves)
-    if cached:
+    play_chunk(
+        rules.to_array(), _stand_ins(built), game, config.seed, config.seats, config.log_moves
+    )
+
+
+def warm_up(config: RunLike, say: Callable[[str], None]) -> float | None:
+    """Before the workers start: if the cache lacks the engine the run needs, compile it
+    here (:func:`compile_engine`), once, saying :func:`compiling_line` before and
+    ``compiled in N s`` after; return those seconds (recorded for the next estimate).
+
+    When the cache holds it already, nothing is said or loaded (None): each worker loads
+    it from the cache as it would anyway, and the main process does not wait for a load
+    of its own first.
+    """
+    _, strategies = config.validate()
+    if is_cached(strategies):
         return None
+    say(compiling_line(estimate()))
+    t0 = time.perf_counter()
+    compile_engine(config)
     seconds = time.perf_counter() - t0
     _record(seconds)
     say(f"compiled in {seconds:.0f} s")

@@ -26,9 +26,10 @@ ROOT = Path(__file__).resolve().parents[2]
 HAGGIS_SIM = str(Path(sys.executable).with_name("haggis-sim"))
 RULES = {"preset": "revised", "players": 2}
 
-# A worker after the parent's warm-up, in a fresh process: which compiled functions does
-# playing a chunk add to those the warm-up loaded? (an overload from the cache or a new
-# compile: either means the warm-up missed what a worker calls)
+# A worker after the parent's compile, in a fresh process: which compiled functions does
+# playing a chunk add to those the warm-up's throw-away game compiled or loaded? (an
+# overload from the cache or a new compile: either means the warm-up missed something a
+# worker calls, which on an empty cache the worker would compile itself)
 WORKER = """
 import gc, json, sys
 import numpy as np
@@ -36,7 +37,7 @@ from numba.core.dispatcher import Dispatcher
 from haggis_sim.cli.common import build_rules
 from haggis_sim.runner.chunk import play_chunk
 from haggis_sim.runner.run import RunConfig
-from haggis_sim.runner.warmup import warm_up
+from haggis_sim.runner.warmup import compile_engine
 from strategies import Strategy
 from strategies.registry import register
 
@@ -57,7 +58,7 @@ for specs, players, seats, log_moves, warm in json.loads(sys.argv[1]):
     config = RunConfig(strategies=specs, games=40, rules=rules.as_dict(), seed=7,
                        seats=seats, log_moves=log_moves)
     if warm:
-        warm_up(config, print)
+        compile_engine(config)
     before = overloads()
     rules, strategies = config.validate()
     play_chunk(rules.to_array(), strategies, np.arange(8, 16, dtype=np.int64), 7, seats,
@@ -78,9 +79,10 @@ def worker_adds(cases: list[tuple[Any, ...]]) -> dict[str, list[list[str]]]:
 
 
 def test_after_the_warm_up_playing_a_chunk_needs_no_compiled_function_it_lacks() -> None:
-    """Every compiled function (and signature) a chunk calls is one the warm-up already
-    compiled or loaded, whether the strategies are compiled, mixed with a Python one, at
-    2 or 3 players, with fixed or rotated seats, with or without move logs."""
+    """Every compiled function (and signature) a chunk calls is one the warm-up's
+    throw-away game (stand-in strategies) already compiled or loaded, whether the run's
+    strategies are compiled (a search and a model among them), mixed with a Python one,
+    at 2 or 3 players, with fixed or rotated seats, with or without move logs."""
     cases = [
         (["greedy", "heuristic"], 2, "rotate", True, True),
         (["mcts:iters=8", "learned"], 3, "fixed", False, True),
@@ -218,3 +220,19 @@ def test_a_first_run_says_it_compiles_once_before_compiling_and_workers_only_loa
         timeout=300,
     )  # fmt: skip
     assert again.returncode == 0 and "compil" not in again.stderr, again.stderr
+
+
+def test_with_the_engine_cached_the_warm_up_says_and_does_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Once compiled (by the first call, if this session's cache was empty), a warm-up
+    neither says anything nor plays its throw-away game."""
+    config = RunConfig(strategies=["heuristic", "greedy"], games=10, rules=_rules())
+    warmup.warm_up(config, lambda _m: None)
+
+    def played(_config: Any) -> None:
+        raise AssertionError("the throw-away game was played with the engine cached")
+
+    monkeypatch.setattr(warmup, "compile_engine", played)
+    said: list[str] = []
+    assert warmup.warm_up(config, said.append) is None and said == []
