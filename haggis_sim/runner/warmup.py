@@ -42,9 +42,9 @@ class RunLike(Protocol):
     def validate(self) -> tuple[Rules, list[Strategy]]: ...
 
 
-#: a fresh compile of the engine on the 2-core development machine (69 s measured on
-#: 2026-11-27, load 3.5: `haggis-sim run -s greedy,heuristic`); the estimate until this
-#: machine has measured its own
+#: a fresh compile of the engine on the 2-core development machine (`haggis-sim run -s
+#: greedy,heuristic`, 2026-11-27: 57 s quiet, 69-85 s with other jobs running); the
+#: estimate until this machine has measured its own
 DEFAULT_SECONDS = 70.0
 #: the last measured compile time, kept in the cache's base folder (it survives the
 #: source changes that start a new ``numba-<hash>`` folder)
