@@ -175,12 +175,13 @@ def _play_and_summarize(config: RunConfig, run_dir: Path, resume: bool, show: bo
         console.print(f"note: {text}", markup=False, highlight=False, soft_wrap=True)
 
     started: list[int] = []  # games already logged when this invocation began
+    clock: list[float] = []  # when play began: after the engine is compiled (warmup.py)
 
     def track(done: int, total: int) -> None:
         if not started:
             started.append(done)
+            clock.append(time.perf_counter())
 
-    t0 = time.perf_counter()
     try:
         if show:
             with RunProgress(console) as progress:
@@ -207,7 +208,7 @@ def _play_and_summarize(config: RunConfig, run_dir: Path, resume: bool, show: bo
             err=True,
         )
         raise typer.Exit(code=130) from None
-    seconds = time.perf_counter() - t0
+    seconds = time.perf_counter() - clock[0]  # games/s without the compile
     rows = summarize(run_dir, manifest.specs, manifest.players)
     table = summary_table(rows, manifest.games - started[0], seconds)
     Console(width=None if sys.stdout.isatty() else 120).print(table)

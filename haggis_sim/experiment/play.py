@@ -80,7 +80,7 @@ def run_experiment(
         say(f"arm {label}: {'resuming' if state == 'resume' else 'playing'} "
             f"{games:,} games ({', '.join(arm.strategies)}; {arm.rules.label}, "
             f"{arm.players} players)")  # fmt: skip
-        execute(sub.run_config(arm, jobs), arm_dir, resume=state == "resume")
+        execute(sub.run_config(arm, jobs), arm_dir, resume=state == "resume", on_note=say)
     for sub, arms in _populations(runs):
         if sub.precision is not None:
             size_arms(sub, arms, jobs, say)
@@ -154,7 +154,7 @@ def _extend_all(
         if load_manifest(arm_dir).games >= games:
             continue
         say(f"arm {label}: extending to {games:,} games ({why})")
-        extend(exp.run_config(arm, jobs, games=games), arm_dir)
+        extend(exp.run_config(arm, jobs, games=games), arm_dir, on_note=say)
 
 
 @contextmanager

@@ -55,6 +55,7 @@ from .plan import ChunkPlanner, format_duration
 from .pool import DaskPool, InlinePool, LokyPool, Pool, check_backend, local_workers
 from .precision import PrecisionStop, precision_problem
 from .seating import SEAT_MODES, SEATING_SCHEME, base_entries, games_per_deal
+from .warmup import warm_up
 
 BACKENDS = ("loky", "dask")
 MAX_GAMES = 2**32 - 1  # game ids are logged as UInt32
@@ -333,8 +334,9 @@ def execute(
     With ``resume`` the configuration is the manifest's (verified against its digest);
     only :data:`RESUME_KEYS` are taken from ``config`` (a chunk size of 0 keeps the
     recorded one). ``on_progress(done, total)`` is
-    called as chunks finish; ``on_note`` receives plain-language notes (workers capped,
-    damaged parts re-played, a long estimated run time).
+    called as chunks finish (first once the engine is compiled); ``on_note`` receives
+    plain-language notes (the engine compiling, workers capped, damaged parts re-played,
+    a long estimated run time).
     """
     say = on_note or (lambda _m: None)
     if resume:
@@ -479,6 +481,8 @@ def _execute_locked(
     done_games = config.games - sum(b - a for a, b in pending)
     sizing = PrecisionStop.start(run_dir, config, good)
     pending = sizing.cut(pending)  # at checkpoints, none past a stop already reached
+    if pending:  # compile here, once and said, before the workers would (warmup.py)
+        warm_up(config, say)
     pool, note = make_pool(config, config.games - done_games)
     if note:
         say(note)

@@ -785,7 +785,10 @@ def test_worker_crash_then_resume_equals_uninterrupted_run(
 
 
 @pytest.fixture(scope="module")
-def cheat_run(plugin_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Any:
+def cheat_run(
+    plugin_env: dict[str, str], plugin_run: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Any:
+    # after plugin_run the cache holds the step-by-step engine: no compile note on stderr
     out = tmp_path_factory.mktemp("cheat") / "run"
     return cli(
         "run", "--strategies", "cheat,greedy", "--games", "4", "--jobs", "1",
