@@ -22,6 +22,7 @@ worker and the missing piece in one line.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ import numpy as np
 
 from strategies import Strategy, make
 
+from .. import __version__
+from .._cache import source_hash
 from ..errors import InputError
 from ..logs import ledger
 from ..logs import schema as logs
@@ -164,6 +167,28 @@ def record_chunk(run_dir: Path, result: ChunkResult) -> ledger.Entry:
     entry = ledger.Entry(result.start, result.stop, result.files)
     ledger.append(run_dir, entry)
     return entry
+
+
+def engine_id() -> str:
+    """This installation's engine: the package version and the hash of every compiled
+    source (:func:`haggis_sim._cache.source_hash`), which decide the games a chunk plays."""
+    return f"{__version__}+{_engine_hash()}"
+
+
+@functools.cache
+def _engine_hash() -> str:
+    return source_hash()
+
+
+def check_engine(expected: str | None) -> None:
+    """WorkerError naming this worker unless it runs the engine ``expected`` (the
+    client's :func:`engine_id`; None: not checked). A worker with another haggis-sim
+    would play other games under the same seed, so its chunks must not be recorded."""
+    if expected is not None and expected != engine_id():
+        raise WorkerError(
+            f"worker {worker_address()} runs another haggis-sim (engine {engine_id()}, the "
+            f"client's {expected}): install the same haggis-sim on every worker"
+        )
 
 
 def worker_address() -> str:

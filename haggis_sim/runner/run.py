@@ -43,6 +43,8 @@ from . import lock
 from .chunk import play_chunk
 from .parts import (
     ChunkResult,
+    check_engine,
+    engine_id,
     receive,
     record_chunk,
     serialize_parts,
@@ -128,15 +130,19 @@ def run_chunk(
     start: int,
     stop: int,
     strategies: Sequence[Strategy | str] | None = None,
+    engine: str | None = None,
 ) -> ChunkResult:
     """Play games ``start .. stop - 1`` (worker side) and serialize their three parts.
 
     With ``run_dir`` (a local worker, same disk) the parts are written there and the
     caller records the chunk in the ledger; with None (shared-nothing Dask) nothing is
     written: the result carries the parts' bytes for the client (:mod:`.parts`).
-    ``strategies`` are as :func:`.parts.ship` sends them (default: made from the specs).
+    ``strategies`` are as :func:`.parts.ship` sends them (default: made from the specs);
+    ``engine`` is the client's :func:`.parts.engine_id` (WorkerError if this worker's
+    differs; None: not checked).
     """
     t0 = time.perf_counter()
+    check_engine(engine)
     cfg = RunConfig(**config)
     if strategies is None:
         rules, built = cfg.validate()
@@ -519,6 +525,7 @@ def _play(
     cfg = asdict(config)
     shipped = ship(config.validate()[1])  # built once: a model's weights travel with them
     dest = str(run_dir) if pool.shared_disk else None  # None: the client writes the parts
+    engine = None if pool.shared_disk else engine_id()  # another machine: the same engine?
     if on_progress:
         on_progress(done, config.games)
     in_flight: list[Any] = []
@@ -532,7 +539,7 @@ def _play(
                 chunk = None if sizing.stopped else planner.next_chunk()
                 if chunk is None:
                     break
-                in_flight.append(pool.submit(run_chunk, cfg, dest, *chunk, shipped))
+                in_flight.append(pool.submit(run_chunk, cfg, dest, *chunk, shipped, engine))
             if not in_flight:
                 break
             finished, in_flight = pool.wait_any(in_flight, timeout=0.5)

@@ -12,7 +12,15 @@ from run_helpers import played_run
 import strategies
 from haggis_sim.logs import ledger
 from haggis_sim.logs.manifest import load_manifest
-from haggis_sim.runner.parts import ChunkResult, WorkerError, receive, record_chunk, ship, unship
+from haggis_sim.runner.parts import (
+    ChunkResult,
+    WorkerError,
+    engine_id,
+    receive,
+    record_chunk,
+    ship,
+    unship,
+)
 from haggis_sim.runner.pool import InlinePool
 from haggis_sim.runner.run import RunConfig, create_run, run_chunk
 
@@ -88,3 +96,14 @@ def test_builtins_travel_built_and_plugins_as_specs(monkeypatch: pytest.MonkeyPa
     with pytest.raises(WorkerError, match=r"worker process \d+ cannot make strategy "
                        r"'mine-only': unknown strategy 'mine-only'"):  # fmt: skip
         unship(shipped)
+
+
+def test_a_worker_with_another_engine_plays_nothing(tmp_path: Path) -> None:
+    # a worker whose haggis-sim differs would play other games under the same seed
+    config, _ = new_run(tmp_path)
+    shipped = ship(config.validate()[1])
+    other = "0.0.1+" + "0" * 16
+    with pytest.raises(WorkerError, match=r"^worker process \d+ runs another haggis-sim .*0\.0\.1"):
+        run_chunk(asdict(config), None, 0, 4, shipped, other)
+    played = run_chunk(asdict(config), None, 0, 4, shipped, engine_id())
+    assert played.games == 4
