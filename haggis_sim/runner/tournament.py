@@ -141,6 +141,7 @@ def tournament(
     backend: str = "loky",
     scheduler: str | None = None,
     chunk_size: int = 0,
+    precision: float | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> TournamentResult:
     """Play ``games`` complete games between ``strategies`` and return the logs and summary.
@@ -152,7 +153,10 @@ def tournament(
     flag=value)`` for overrides), whose player count ``players`` may only repeat.
     ``seed`` decides every deal and every strategy's random choices: the same arguments
     give the same games whatever ``jobs`` (0: all cores), ``backend`` or ``chunk_size``.
-    ``moves=False`` skips the moves table. ``progress(done, total)`` is called as chunks
+    ``moves=False`` skips the moves table. ``precision`` (as ``run --precision``) stops
+    early, at the first checkpoint where the first strategy's win rate is known to
+    ``±precision``; ``games`` is then the most to play and ``result.manifest.games`` says
+    how many were. ``progress(done, total)`` is called as chunks
     finish. ``out=None`` plays into a temporary folder that the result owns (see
     :class:`TournamentResult`); ``out=PATH`` writes a normal run folder there, which must
     be new or empty (an interrupted one is continued with ``haggis-sim run --resume``).
@@ -176,7 +180,7 @@ def tournament(
     config = RunConfig(
         strategies=_specs(strategies), games=games, rules=the_rules.as_dict(), seed=seed,
         seats=seats, chunk_size=chunk_size, log_moves=moves, jobs=jobs, backend=backend,
-        scheduler=scheduler, command=_command(arguments),
+        scheduler=scheduler, precision=precision, command=_command(arguments),
     )  # fmt: skip
     config.validate()
     if out is not None and not isinstance(out, str | os.PathLike):

@@ -200,3 +200,15 @@ def test_run_config_is_the_one_check() -> None:
     with pytest.raises(RunError) as cfg:
         RunConfig(strategies=PAIR, games=0, rules=hs.Rules.preset(players=2).as_dict()).validate()
     assert str(api.value) == str(cfg.value)
+
+
+def test_precision_stops_early_at_the_same_games_as_a_fixed_run() -> None:
+    # a lopsided pairing reaches ±5 points long before 2,000 games
+    kw = {"games": 2000, "seed": 3, "jobs": 1}
+    with hs.tournament(["heuristic", "random"], precision=0.05, **kw) as sized:
+        n = sized.manifest.games
+        assert 0 < n < 2000 and sized.manifest.config.precision == 0.05
+        with hs.tournament(["heuristic", "random"], games=n, seed=3, jobs=1) as fixed:
+            assert sized.games.sort("game_id").equals(fixed.games.sort("game_id"))
+    with pytest.raises(RunError, match="--precision must be"):
+        hs.tournament(["heuristic", "random"], precision=0.7, **kw)
