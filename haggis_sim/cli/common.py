@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -24,6 +25,21 @@ def fail(message: str) -> typer.Exit:
     """Print one clear error line and return the exit (status 2) to raise."""
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code=2)
+
+
+def run_folder(value: Path) -> Path:
+    """A run argument as a local folder: itself, or for a URL (``s3://bucket/run``) the
+    run's verified local copy (:func:`haggis_sim.logs.store.local_copy`); one error line
+    (status 2) if the URL holds no readable run."""
+    from ..logs.store import local_copy, location
+
+    where = location(value)
+    if isinstance(where, Path):
+        return where
+    try:
+        return local_copy(where)
+    except InputError as exc:
+        raise fail(str(exc)) from None
 
 
 def parse_rule_overrides(items: list[str]) -> dict[str, object]:

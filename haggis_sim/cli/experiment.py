@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..errors import InputError
-from .common import fail
+from .common import fail, run_folder
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -216,6 +216,7 @@ def compare(
     from ..analytics.compare import compare_runs, compare_section_html, fmt_interval, fmt_value
     from ..report import is_interrupt
 
+    run_a, run_b = run_folder(run_a), run_folder(run_b)
     for run_dir in (run_a, run_b):
         if not (run_dir / "manifest.json").is_file():
             raise fail(f"{run_dir} is not a haggis-sim run folder (no manifest.json)")

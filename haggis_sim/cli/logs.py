@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ..errors import InputError
-from .common import fail
+from .common import fail, run_folder
 
 
 def query(
@@ -43,6 +43,7 @@ def query(
     from ..logs.manifest import load_manifest
     from ..logs.query import Terminated, run_query, sigterm_stops
 
+    run_dir = run_folder(run_dir)
     if not (run_dir / "manifest.json").exists():
         raise fail(f"{run_dir} is not a haggis-sim run folder (no manifest.json)")
     if not sql.strip():
@@ -76,7 +77,7 @@ def replay(
     from ..analytics.replay import replay as do_replay
 
     try:
-        for line in do_replay(run_dir, game_id):
+        for line in do_replay(run_folder(run_dir), game_id):
             typer.echo(line)
     except InputError as exc:
         raise fail(str(exc)) from None

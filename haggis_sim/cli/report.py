@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..errors import InputError
-from .common import StepProgress, fail, quiet_terminal
+from .common import StepProgress, fail, quiet_terminal, run_folder
 
 
 def report(
@@ -51,6 +51,7 @@ def report(
 
     t0 = time.perf_counter()
     try:
+        runs = [run_folder(r) for r in runs]
         manifests = read_manifests(runs)
         check_out(out, force)  # refuse before saying anything else
         check_outside(out, "--out", InputError)  # nor inside an experiment (its own report)

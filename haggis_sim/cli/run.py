@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -22,6 +23,7 @@ from .common import (
 )
 
 if TYPE_CHECKING:
+    from ..logs.manifest import Manifest
     from ..runner.run import RunConfig
 
 RESUMABLE_OPTIONS = {"jobs", "backend", "scheduler", "chunk_size", "quiet", "resume"}
@@ -120,6 +122,7 @@ def run(
     quiet: QuietOpt = False,
 ) -> None:
     """Play many complete games between strategies; log every move to Parquet."""
+    from ..logs.store import location
     from ..outputs import check_outside
     from ..runner.run import RunConfig
 
@@ -139,7 +142,7 @@ def run(
                 strategies=[], games=1, rules={}, jobs=jobs, backend=backend,
                 scheduler=scheduler, chunk_size=chunk_size,
             )  # fmt: skip
-            run_dir = resume
+            run_dir: Path | str = location(resume)
         else:
             the_rules = build_rules(rules, players, rule or [])
             specs = split_strategies(strategies)
@@ -154,19 +157,37 @@ def run(
                 stamp = time.strftime("%Y%m%d-%H%M%S")
                 names = "-".join(s.split(":")[0] for s in specs)
                 out = Path("runs") / f"{stamp}-{names}"
-            check_outside(out, "--out", InputError)  # never inside a run, report, experiment
-            run_dir = out
+            run_dir = location(out)
+            if isinstance(run_dir, Path):  # never inside a run, report, experiment
+                check_outside(run_dir, "--out", InputError)
     except InputError as exc:
         raise fail(str(exc)) from None
     _play_and_summarize(config, run_dir, resume is not None, show=not (quiet or quiet_terminal()))
 
 
-def _play_and_summarize(config: RunConfig, run_dir: Path, resume: bool, show: bool) -> None:
+def _execute(
+    config: RunConfig,
+    run_dir: Path | str,
+    resume: bool,
+    on_progress: Callable[[int, int], None],
+    on_note: Callable[[str], None],
+) -> tuple[Manifest, Path]:
+    """Play the run in a folder or at a URL; the final manifest and the local folder that
+    holds its games table (the URL's working folder, :mod:`haggis_sim.runner.remote`)."""
+    from ..runner.run import execute
+
+    if isinstance(run_dir, str):
+        from ..runner.remote import execute_remote
+
+        return execute_remote(config, run_dir, resume, on_progress, on_note)
+    return execute(config, run_dir, resume, on_progress, on_note), run_dir
+
+
+def _play_and_summarize(config: RunConfig, run_dir: Path | str, resume: bool, show: bool) -> None:
     """Play the checked run (a progress bar when ``show``), then print its summary table."""
     from rich.console import Console
 
     from ..runner.chunk import StrategyActionError
-    from ..runner.run import execute
     from ..runner.summary import summarize, summary_table
 
     console = Console(stderr=True)
@@ -190,10 +211,9 @@ def _play_and_summarize(config: RunConfig, run_dir: Path, resume: bool, show: bo
                     track(done, total)
                     progress.update(done, total)
 
-                manifest = execute(config, run_dir, resume=resume,
-                                   on_progress=on_progress, on_note=note)  # fmt: skip
+                manifest, local = _execute(config, run_dir, resume, on_progress, note)
         else:
-            manifest = execute(config, run_dir, resume=resume, on_progress=track, on_note=note)
+            manifest, local = _execute(config, run_dir, resume, track, note)
     except InputError as exc:
         raise fail(str(exc)) from None
     except StrategyActionError as exc:
@@ -209,7 +229,7 @@ def _play_and_summarize(config: RunConfig, run_dir: Path, resume: bool, show: bo
         )
         raise typer.Exit(code=130) from None
     seconds = time.perf_counter() - clock[0]  # games/s without the compile
-    rows = summarize(run_dir, manifest.specs, manifest.players)
+    rows = summarize(local, manifest.specs, manifest.players)
     table = summary_table(rows, manifest.games - started[0], seconds)
     Console(width=None if sys.stdout.isatty() else 120).print(table)
     if manifest.config.precision is not None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import InputError
-from .common import StepProgress, fail, quiet_terminal
+from .common import StepProgress, fail, quiet_terminal, run_folder
 
 if TYPE_CHECKING:
     from ..analytics.game_view import AltRequest
@@ -70,7 +70,7 @@ def show(
         check_out(out, force)
         show_bar = request is not None and not quiet_terminal()
         with StepProgress(show_bar, "scoring decisions") as progress:
-            view = build_view(run_dir, game_id, request, on_progress=progress.step)
+            view = build_view(run_folder(run_dir), game_id, request, on_progress=progress.step)
         page = render_page(view)
     except InputError as exc:  # not a run, no move log, unknown game, damaged part, bad --out
         raise fail(str(exc)) from None

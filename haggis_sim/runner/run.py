@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -67,6 +67,16 @@ RESUME_KEYS = ("jobs", "backend", "scheduler", "chunk_size")
 
 class RunError(InputError):
     """A run that cannot start: bad configuration, or an output folder in the way."""
+
+
+class Sync(Protocol):
+    """Where a run's logs go besides its folder (:mod:`.remote`: an object store)."""
+
+    def reopen(self, run_dir: Path, say: Callable[[str], None]) -> list[ledger.Entry]:
+        """On resume, instead of :func:`reopen_run`: the good entries, checked there."""
+
+    def recorded(self, entry: ledger.Entry) -> None:
+        """After a chunk's parts and ledger line are written in ``run_dir``."""
 
 
 @dataclass(frozen=True)
@@ -334,6 +344,7 @@ def execute(
     resume: bool = False,
     on_progress: Callable[[int, int], None] | None = None,
     on_note: Callable[[str], None] | None = None,
+    sync: Sync | None = None,
 ) -> Manifest:
     """Play every unfinished game of the run; return the final manifest.
 
@@ -342,7 +353,8 @@ def execute(
     recorded one). ``on_progress(done, total)`` is
     called as chunks finish (first once the engine is compiled); ``on_note`` receives
     plain-language notes (the engine compiling, workers capped, damaged parts re-played,
-    a long estimated run time).
+    a long estimated run time). ``sync`` (:mod:`.remote`) reopens a resumed run and
+    receives each recorded chunk.
     """
     say = on_note or (lambda _m: None)
     if resume:
@@ -367,7 +379,7 @@ def execute(
     try:
         if not resume:  # again under the lock: another writer may have filled it since
             _refuse_out(run_dir)
-        return _execute_locked(config, run_dir, resume, on_progress, say)
+        return _execute_locked(config, run_dir, resume, on_progress, say, sync)
     finally:
         held.release()
         if made and not (run_dir / MANIFEST).exists():
@@ -476,11 +488,12 @@ def _execute_locked(
     resume: bool,
     on_progress: Callable[[int, int], None] | None,
     say: Callable[[str], None],
+    sync: Sync | None = None,
 ) -> Manifest:
     """:func:`execute` once the checks passed and the run folder's lock is held."""
     if resume:
         manifest = load_manifest(run_dir)  # read under the lock: the latest status
-        good = reopen_run(run_dir, say)
+        good = sync.reopen(run_dir, say) if sync else reopen_run(run_dir, say)
     else:
         good = []
     pending = ledger.pending_ranges(good, config.games)
@@ -495,7 +508,7 @@ def _execute_locked(
     try:
         if not resume:
             manifest = create_run(config, run_dir)
-        _play(config, run_dir, pool, pending, done_games, on_progress, say, sizing)
+        _play(config, run_dir, pool, pending, done_games, on_progress, say, sizing, sync)
     finally:
         pool.close(cancel=False)
     manifest = completed(sizing.settle(manifest))
@@ -518,6 +531,7 @@ def _play(
     on_progress: Callable[[int, int], None] | None,
     say: Callable[[str], None],
     sizing: PrecisionStop,
+    sync: Sync | None = None,
 ) -> None:
     """Keep every worker busy with a chunk until all pending games are logged, or until
     ``sizing`` has the run's size (chunks played past it are then dropped, not logged)."""
@@ -549,7 +563,10 @@ def _play(
                     if sizing.beyond(result.start):  # played past the run's size
                         sizing.discard(result.start, result.stop)
                         continue
-                    sizing.record(record_chunk(run_dir, result))  # written before the next submit
+                    entry = record_chunk(run_dir, result)  # written before the next submit
+                    sizing.record(entry)
+                    if sync:
+                        sync.recorded(entry)
                 except OSError as exc:  # a full disk, for one (no temporary is left)
                     raise RunError(
                         f"writing the logs in {run_dir} failed: {exc.strerror or exc}; "
