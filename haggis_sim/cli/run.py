@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import signal
 import sys
 import time
@@ -238,6 +239,8 @@ def _play_and_summarize(config: RunConfig, run_dir: Path | str, resume: bool, sh
 
         per_deal = games_per_deal(manifest.config.seats, manifest.players, len(manifest.specs))
         typer.echo(stop_line(rows, manifest.config.precision, per_deal))
+    if local != run_dir:  # a URL's working folder: every part is in the store now
+        shutil.rmtree(local, ignore_errors=True)
     typer.echo(f"logs: {run_dir}/  (games/, rounds/, moves/, manifest.json)")
     typer.echo(f'query: haggis-sim query {run_dir} "SELECT * FROM games LIMIT 5"')
 

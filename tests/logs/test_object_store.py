@@ -99,9 +99,9 @@ def test_run_to_s3_equals_the_local_run(bucket: Any, tmp_path: Path) -> None:
             assert fs.cat(f"{name}/run/{table}/{part}") == (local / table / part).read_bytes()
     manifest = json.loads(fs.cat(f"{name}/run/manifest.json"))
     assert manifest["status"] == "complete"
-    # the client's disk kept no moves or rounds part once uploaded
+    # the working folder is gone once the run is in the store
     work = Path(os.environ["HAGGIS_SIM_CACHE_DIR"]) / "object-store" / "work"
-    assert [p.name for p in work.rglob("*.parquet") if p.parent.name != "games"] == []
+    assert list(work.rglob("*")) == []
     # no secret in any object of the run
     for path in fs.find(f"{name}/run"):
         assert SECRET.encode() not in fs.cat(path), path
@@ -206,3 +206,18 @@ def test_unreachable_endpoint_is_one_line(
     one_line_error(res, f"s3://{name}/run")
     assert time.monotonic() - t0 < 60
     assert not (Path(os.environ["HAGGIS_SIM_CACHE_DIR"]) / "object-store").exists()
+
+
+def test_the_client_keeps_no_uploaded_moves_or_rounds(bucket: Any) -> None:
+    # through the API, which leaves the working folder for the caller: while a run plays,
+    # the client's disk holds the chunks in flight and the games table, nothing uploaded
+    from haggis_sim.rules import Rules
+    from haggis_sim.runner.remote import execute_remote
+    from haggis_sim.runner.run import RunConfig
+
+    _, name = bucket
+    config = RunConfig(strategies=["greedy", "random"], games=60, chunk_size=20, seed=5,
+                       rules=Rules.preset("revised", players=2).as_dict(), jobs=1)  # fmt: skip
+    manifest, work = execute_remote(config, f"s3://{name}/api")
+    assert manifest.status == "complete"
+    assert sorted(p.parent.name for p in work.rglob("*.parquet")) == ["games"] * 3
