@@ -197,11 +197,12 @@ def local_copy(url: str) -> Path:
     write_bytes_atomic(manifest, folder / MANIFEST)
     write_bytes_atomic(ledger_bytes, folder / LEDGER)
     entries, _ = read_entries(folder)
-    wanted = set()
+    wanted: set[str] = set()
     for entry in entries:
-        for table in TABLES:
-            wanted.add(f"{table}/{entry.name}")
-            _fetch_part(store, folder, entry, table)
+        wanted.update(f"{table}/{entry.name}" for table in TABLES)
+        if entry.problem(folder, full=True) is not None:  # the copy lacks it or differs
+            for table in TABLES:
+                _fetch_part(store, folder, entry, table)
     for table in TABLES:
         for path in (folder / table).iterdir():
             if f"{table}/{path.name}" not in wanted:
@@ -210,15 +211,10 @@ def local_copy(url: str) -> Path:
 
 
 def _fetch_part(store: RunStore, folder: Path, entry: Entry, table: str) -> None:
-    """Make the copy's part of ``entry`` in ``table`` the one the ledger records."""
+    """Download the part of ``entry`` in ``table`` into the copy, checked against the
+    ledger."""
     path = entry.path(folder, table)
     want = entry.files[table]
-    if (
-        path.is_file()
-        and path.stat().st_size == want.size
-        and digest(path.read_bytes()) == (want.digest)
-    ):
-        return
     try:
         data = store.read(table, entry.name)
     except StoreError:
