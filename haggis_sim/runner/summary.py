@@ -37,32 +37,27 @@ def summarize(run_dir: Path, specs: list[str], players: int) -> list[EntrySummar
     game when any of its seats wins; its score is the mean over its seats.
     """
     games = ledger.read_table(run_dir, "games")
-    seat_rows = pl.concat(
-        [
-            games.select(
-                pl.col(f"entry_{k}").alias("entry"),
-                pl.col(f"score_{k}").alias("score"),
-                "game_id",
-                "winner_entry",
-            )
-            for k in range(players)
-        ]
-    )
-    per_game = seat_rows.group_by("game_id", "entry").agg(
-        pl.col("score").mean(), (pl.col("winner_entry") == pl.col("entry")).first().alias("won")
-    )
-    table = (
-        per_game.group_by("entry")
-        .agg(
-            pl.len().alias("games"),
-            pl.col("won").sum().alias("wins"),
-            pl.col("score").mean().alias("mean_score"),
+    aggregations = []
+    for e in range(len(specs)):
+        seats = [pl.col(f"entry_{k}") == e for k in range(players)]
+        filled = pl.sum_horizontal(seats)  # the seats entry e fills in a game
+        scores = pl.sum_horizontal(
+            pl.when(seat).then(pl.col(f"score_{k}")).otherwise(0) for k, seat in enumerate(seats)
         )
-        .sort("entry")
-        .collect()
-    )
+        aggregations += [
+            (filled > 0).sum().alias(f"games_{e}"),
+            (pl.col("winner_entry") == e).sum().alias(f"wins_{e}"),
+            (scores / filled).filter(filled > 0).mean().alias(f"score_{e}"),
+        ]
+    # one streaming pass, a few numbers per entry: memory does not grow with the games
+    totals = games.select(aggregations).collect(engine="streaming").row(0, named=True)
+    rows = [
+        {"entry": e, "games": totals[f"games_{e}"], "wins": totals[f"wins_{e}"],
+         "mean_score": totals[f"score_{e}"]}
+        for e in range(len(specs)) if totals[f"games_{e}"]
+    ]  # fmt: skip
     out = []
-    for row in table.iter_rows(named=True):
+    for row in rows:
         lo, hi = wilson(int(row["wins"]), int(row["games"]))
         out.append(
             EntrySummary(
