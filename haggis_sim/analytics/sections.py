@@ -108,6 +108,15 @@ def connect_runs(
         "min(entry) AS entry "
         "FROM seats GROUP BY run, game_id, strategy"
     )
+    con.execute(f"CREATE VIEW rseats AS {rseats_sql('TRUE')}")
+    return con, included
+
+
+def rseats_sql(where: str) -> str:
+    """One row per seat of each round (its bet, points, margin over the best other seat)
+    with the seat's strategy, of the games matching ``where`` (on ``run``, ``game_id``):
+    the view ``rseats`` is ``where`` TRUE; a slice of games filters both sides of the join
+    itself rather than rely on DuckDB pushing the filter through it."""
     big = -(2**15)
     rseat = []
     for k in range(3):
@@ -117,13 +126,13 @@ def connect_runs(
             f"bet_{k} AS bet, going_out_{k} AS going_out, cards_{k} AS cards, "
             f"bets_{k} AS bets, bonus_{k} AS bonus, total_{k} AS total, "
             f"total_{k} - greatest({others}) AS margin "
-            f"FROM rounds WHERE total_{k} IS NOT NULL"
+            f"FROM rounds WHERE total_{k} IS NOT NULL AND ({where})"
         )
-    con.execute(
-        "CREATE VIEW rseats AS SELECT r.*, s.strategy, s.rules, s.players, s.card_points "
-        f"FROM ({' UNION ALL '.join(rseat)}) r JOIN seats s USING (run, game_id, seat)"
+    return (
+        "SELECT r.*, s.strategy, s.rules, s.players, s.card_points "
+        f"FROM ({' UNION ALL '.join(rseat)}) r "
+        f"JOIN (SELECT * FROM seats WHERE {where}) s USING (run, game_id, seat)"
     )
-    return con, included
 
 
 def _pl(con: duckdb.DuckDBPyConnection, sql: str) -> pl.DataFrame:
@@ -352,25 +361,32 @@ def bets(con: duckdb.DuckDBPyConnection) -> Section:
 #: the moves as they stream past (``prior``), then their latest move before the bomb: an
 #: ASOF join here would hold every move of every run in memory at once and fail at
 #: DuckDB's default memory limit over an experiment's many runs.
-def _bomb_rows(run: int) -> str:
-    """The CTEs of one row per bomb of run ``run`` (``full_``): computed run by run, so
-    the joins against the moves hold one run's rows at a time, whatever the report's
-    size (27 runs with move logs took more than DuckDB's 2 GB default at once)."""
+BOMB_SLICE = 250_000  # games per slice of the bombs section (about 3 M bombs of greedy play)
+
+
+def _bomb_rows(run: int, lo: int, hi: int) -> str:
+    """The CTEs of one row per bomb (``full_``) of run ``run``'s games ``lo .. hi - 1``:
+    computed slice by slice, so the joins against the moves hold one slice's rows at a
+    time whatever the report's size (27 runs at once, or one run of 10 million games of
+    greedy play with 125 million bombs, took more than DuckDB's 2 GB default)."""
+    games = f"run = {run} AND game_id >= {lo} AND game_id < {hi}"
     return f"""
-        WITH b AS (
+        WITH mv AS (SELECT * FROM moves WHERE {games}),
+        gm AS (SELECT run, game_id, players, card_points FROM games WHERE {games}),
+        b AS (
           SELECT m.run, m.game_id, m.round, m.trick, m.turn, m.seat, m.hand_after,
                  m.won_trick, g.players
-          FROM moves m JOIN games g USING (run, game_id)
-          WHERE m.type = 'bomb' AND m.run = {run} AND g.run = {run}),
+          FROM mv m JOIN gm g USING (run, game_id)
+          WHERE m.type = 'bomb'),
         opp AS (
           SELECT b.*, o.opp FROM b, (SELECT unnest([0, 1, 2]) AS opp) o
           WHERE o.opp <> b.seat AND o.opp < b.players),
         prior AS (
           SELECT opp.run, opp.game_id, opp.round, opp.turn, opp.opp,
                  arg_max(m.hand_after, m.turn) AS hand
-          FROM opp JOIN moves m
+          FROM opp JOIN mv m
             ON m.run = opp.run AND m.game_id = opp.game_id AND m.round = opp.round
-               AND m.seat = opp.opp AND m.turn < opp.turn AND m.run = {run}
+               AND m.seat = opp.opp AND m.turn < opp.turn
           GROUP BY ALL),
         left_ AS (
           SELECT opp.run, opp.game_id, opp.round, opp.turn,
@@ -382,19 +398,37 @@ def _bomb_rows(run: int) -> str:
                  sum(CASE WHEN g.card_points = 'per_card' THEN m.n_cards
                      ELSE {classic_points_sql("m.cards")} END)
                    AS trick_points
-          FROM moves m JOIN games g USING (run, game_id)
+          FROM mv m JOIN gm g USING (run, game_id)
           SEMI JOIN (SELECT DISTINCT run, game_id, round, trick FROM b) k
             ON k.run = m.run AND k.game_id = m.game_id AND k.round = m.round
                AND k.trick = m.trick
-          WHERE m.type IN ('set', 'sequence', 'bomb') AND m.run = {run} AND g.run = {run}
+          WHERE m.type IN ('set', 'sequence', 'bomb')
           GROUP BY ALL),
+        rs AS ({rseats_sql(games)}),
         full_ AS (
           SELECT b.*, l.opp_left, tp.trick_points, r.strategy, r.rules, r.margin,
                  (b.won_trick AND r.margin > 0) AS worth
           FROM b JOIN left_ l USING (run, game_id, round, turn)
           JOIN tp USING (run, game_id, round, trick)
-          JOIN (SELECT * FROM rseats WHERE run = {run}) r USING (run, game_id, round, seat))
+          JOIN rs r USING (run, game_id, round, seat)),
+        without AS (
+          SELECT r.rules, r.strategy, sum(r.margin) AS margin_sum, count(*) AS n
+          FROM rs r ANTI JOIN (SELECT DISTINCT run, game_id, round, seat FROM b) x
+            USING (run, game_id, round, seat)
+          GROUP BY ALL)
     """
+
+
+def _bomb_slices(con: duckdb.DuckDBPyConnection) -> list[tuple[int, int, int]]:
+    """(run, first game, past the last game) of every slice of :data:`BOMB_SLICE` games."""
+    ranges = con.execute(
+        "SELECT run, min(game_id), max(game_id) FROM games GROUP BY run ORDER BY run"
+    ).fetchall()
+    return [
+        (run, lo, min(lo + BOMB_SLICE, int(last) + 1))
+        for run, first, last in ranges
+        for lo in range(int(first), int(last) + 1, BOMB_SLICE)
+    ]
 
 
 @memory_bounded()
@@ -410,28 +444,63 @@ def bombs(con: duckdb.DuckDBPyConnection) -> Section:
     total minus the best opponent's) in rounds where that seat bombed, against rounds
     where the same strategy did not bomb.
     """
-    # one row per bomb, computed once (DuckDB-side) for both tables below
-    runs = [r[0] for r in con.execute("SELECT DISTINCT run FROM games ORDER BY run").fetchall()]
-    for i, run in enumerate(runs or [-1]):  # no run: the table, empty
-        into = "CREATE OR REPLACE TEMP TABLE bomb_rows AS" if i == 0 else "INSERT INTO bomb_rows"
-        con.execute(f"{into} {_bomb_rows(run)} SELECT * FROM full_")
+    # per slice of games, sums and counts that add up across slices (memory: one slice)
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE bomb_sums (rules VARCHAR, strategy VARCHAR, "
+        "bombs BIGINT, trick HUGEINT, bomber_left HUGEINT, opp_left HUGEINT, took HUGEINT, "
+        "worth HUGEINT, trick_points HUGEINT, margin HUGEINT)"
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE bomb_counts (strategy VARCHAR, measure VARCHAR, "
+        "value INTEGER, bombs BIGINT)"
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE bomb_without (rules VARCHAR, strategy VARCHAR, "
+        "margin HUGEINT, n BIGINT)"
+    )
+    for run, lo, hi in _bomb_slices(con):
+        rows = _bomb_rows(run, lo, hi)
+        con.execute(f"CREATE OR REPLACE TEMP TABLE bomb_slice AS {rows} SELECT * FROM full_")
+        con.execute(
+            """
+            INSERT INTO bomb_sums
+            SELECT rules, strategy, count(*), sum(trick), sum(hand_after), sum(opp_left),
+                   sum(won_trick::INT), sum(worth::INT), sum(trick_points), sum(margin)
+            FROM bomb_slice GROUP BY rules, strategy
+            """
+        )
+        con.execute(
+            """
+            INSERT INTO bomb_counts
+            SELECT strategy, 'trick', trick, count(*) FROM bomb_slice GROUP BY ALL
+            UNION ALL
+            SELECT strategy, 'bomber cards left', hand_after, count(*) FROM bomb_slice
+            GROUP BY ALL
+            UNION ALL
+            SELECT strategy, 'opponent cards left', opp_left, count(*) FROM bomb_slice
+            GROUP BY ALL
+            """
+        )
+        con.execute(f"INSERT INTO bomb_without {rows} SELECT * FROM without")
+    con.execute("DROP TABLE IF EXISTS bomb_slice")
     summary = _pl(
         con,
         """
-        SELECT rules, strategy, count(*) AS bombs, avg(trick) AS mean_trick,
-               avg(hand_after) AS mean_bomber_left, avg(opp_left) AS mean_opp_left,
-               avg(won_trick::INT) AS took_trick_rate, sum(worth::INT)::BIGINT AS worth_it,
-               avg(trick_points) AS mean_trick_points, avg(margin) AS margin_with_bomb
-        FROM bomb_rows GROUP BY rules, strategy ORDER BY rules, strategy
+        SELECT rules, strategy, sum(bombs)::BIGINT AS bombs,
+               sum(trick) / sum(bombs) AS mean_trick,
+               sum(bomber_left) / sum(bombs) AS mean_bomber_left,
+               sum(opp_left) / sum(bombs) AS mean_opp_left,
+               sum(took) / sum(bombs) AS took_trick_rate, sum(worth)::BIGINT AS worth_it,
+               sum(trick_points) / sum(bombs) AS mean_trick_points,
+               sum(margin) / sum(bombs) AS margin_with_bomb
+        FROM bomb_sums GROUP BY rules, strategy ORDER BY rules, strategy
         """,
     )
     without = _pl(
         con,
         """
-        SELECT r.rules, r.strategy, avg(r.margin) AS margin_without_bomb
-        FROM rseats r ANTI JOIN (SELECT DISTINCT run, game_id, round, seat FROM moves
-                                  WHERE type = 'bomb') b USING (run, game_id, round, seat)
-        GROUP BY ALL
+        SELECT rules, strategy, sum(margin) / sum(n) AS margin_without_bomb
+        FROM bomb_without GROUP BY ALL
         """,
     )
     summary = summary.join(without, on=["rules", "strategy"], how="left")
@@ -440,13 +509,8 @@ def bombs(con: duckdb.DuckDBPyConnection) -> Section:
     timing = _pl(
         con,
         """
-        SELECT strategy, 'trick' AS measure, trick AS value, count(*) AS bombs FROM bomb_rows
-        GROUP BY ALL
-        UNION ALL
-        SELECT strategy, 'bomber cards left', hand_after, count(*) FROM bomb_rows GROUP BY ALL
-        UNION ALL
-        SELECT strategy, 'opponent cards left', opp_left, count(*) FROM bomb_rows GROUP BY ALL
-        ORDER BY 1, 2, 3
+        SELECT strategy, measure, value, sum(bombs)::BIGINT AS bombs FROM bomb_counts
+        GROUP BY ALL ORDER BY 1, 2, 3
         """,
     )
     return {"bombs": summary, "bomb_timing": timing}

@@ -132,6 +132,7 @@ def new_connection(files: Sequence[Path] = ()) -> duckdb.DuckDBPyConnection:
         f"SET memory_limit = {_lit(limit)}",
         f"SET temp_directory = {_lit(spill)}",
         "SET preserve_insertion_order = false",
+        "SET parquet_metadata_cache = true",  # a report scans each part many times
         "SET enable_progress_bar = false",
         "SET autoinstall_known_extensions = false",
         "SET autoload_known_extensions = false",

@@ -115,3 +115,37 @@ def test_query_and_compare_over_the_memory_limit_are_one_line(
     monkeypatch.setenv("HAGGIS_SIM_DUCKDB_MEMORY", "1MB")
     res = invoke("compare", str(runs[0]), str(runs[1]))
     one_line_error(res, "ran out of memory at its limit of 1MB", "HAGGIS_SIM_DUCKDB_MEMORY=2MB")
+
+
+def _bomb_tables(runs: list[Path]) -> tuple[dict[str, pl.DataFrame], int]:
+    """The bombs section's tables over ``runs``, and the number of slices it added up."""
+    con, _ = sections.connect_runs(runs, [load_manifest(r) for r in runs])
+    try:
+        return sections.bombs(con), len(sections._bomb_slices(con))
+    finally:
+        con.close()
+
+
+def test_bombs_computed_in_slices_of_games_equal_one_pass(
+    runs: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bombs section adds up slices of games (memory: one slice); slices that cut the
+    runs anywhere, even inside a chunk, give the tables of one slice per run."""
+    whole, n = _bomb_tables(runs)
+    assert n == 2
+    played = sum(_moves(r).filter(pl.col("type") == "bomb").height for r in runs)
+    assert whole["bombs"]["bombs"].sum() == played  # every bomb of every game, once
+    monkeypatch.setattr(sections, "BOMB_SLICE", 7)  # 9 slices per run, the last one short
+    sliced, n = _bomb_tables(runs)
+    assert n == 18
+    for name, frame in whole.items():
+        assert frame.height > 1, name
+        assert sliced[name].columns == frame.columns, name
+        keys = [c for c in frame.columns if frame[c].dtype in (pl.String, pl.Utf8)]
+        keys += ["measure", "value"] if name == "bomb_timing" else []
+        a, b = frame.sort(keys), sliced[name].sort(keys)
+        for column in frame.columns:
+            if frame[column].dtype.is_float():
+                assert (a[column] - b[column]).abs().max() < 1e-9, (name, column)
+            else:
+                assert a[column].to_list() == b[column].to_list(), (name, column)
