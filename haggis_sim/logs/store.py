@@ -137,6 +137,16 @@ class RunStore:
             raise self._fail("reading", exc) from None
         return data
 
+    def size(self, *names: str) -> int | None:
+        """The size of one object (a HEAD request, not cached), None if it is absent."""
+        try:
+            self.fs.invalidate_cache(self.key(*names))
+            return int(self.fs.info(self.key(*names))["size"])
+        except FileNotFoundError:
+            return None
+        except Exception as exc:
+            raise self._fail("reading", exc) from None
+
     def write(self, data: bytes, *names: str) -> None:
         """Put one object (a single PUT: it appears whole or not at all)."""
         try:

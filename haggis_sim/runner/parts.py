@@ -11,7 +11,15 @@ that records them. Two halves, so both execution paths share one implementation:
 - Dask (``--backend dask``) is shared-nothing: a worker's disk is not the client's. The
   task returns the serialized parts; the client checks each blob against the size and
   digest the worker computed (:func:`verify_blobs`), writes it with the same writer and
-  then appends the ledger line. Nothing is written by a worker.
+  then appends the ledger line. Nothing is written by a worker on its disk.
+- Dask with ``--out`` an object-store URL: a worker puts its chunk's moves and rounds
+  parts (nine tenths of the bytes) into the store itself (:func:`put_parts`, with the
+  worker's own credentials) and sends only the games part and every part's size and
+  digest; the client checks that the objects are there at those sizes, writes and
+  uploads the games part (it keeps the games table: the summary and ``--precision`` read
+  it) and records the chunk; the client alone writes the ledger. A worker that cannot
+  write to the store (no credentials, no route) sends all three parts as above, and the
+  client says so once for that worker.
 
 Strategies travel to the workers built (:func:`ship`): a ``learned`` or ``mcts`` model's
 weights are in the strategy's parameter array, so a worker never reads a model file. A
@@ -38,6 +46,7 @@ from .._cache import source_hash
 from ..errors import InputError
 from ..logs import ledger
 from ..logs import schema as logs
+from ..logs.store import RunStore, StoreError
 from ..rules import Rules
 from .chunk import ChunkLogs
 from .pool import Pool
@@ -69,6 +78,8 @@ class ChunkResult:
     files: dict[str, ledger.PartFile]
     parts: Parts | None = None
     worker: str = ""
+    stored: tuple[str, ...] = ()  # tables whose part the worker put in the object store
+    store_problem: str | None = None  # why the worker could not write to the store
 
     @property
     def games(self) -> int:
@@ -128,9 +139,41 @@ def write_parts(
     return parts.files
 
 
-def verify_blobs(parts: Parts, files: dict[str, ledger.PartFile], worker: str) -> None:
-    """WorkerError unless every blob has the size and digest the worker computed."""
+# the tables a worker puts in an object store itself; the games part goes to the client
+DIRECT_TABLES = ("moves", "rounds")
+_unwritable: dict[str, str] = {}  # store URL -> why this worker process cannot write there
+
+
+def put_parts(url: str, parts: Parts) -> tuple[Parts, tuple[str, ...], str | None]:
+    """Put the moves and rounds parts at ``url`` from this worker (one PUT each).
+
+    Returns the parts still to send to the client (the games part; all three if this
+    worker cannot write to the store), the tables put, and the reason the store could
+    not be written (only the first time: a worker that failed once sends every later
+    chunk's parts to the client without trying again, so an unreachable store costs its
+    connect timeout once, not once per chunk).
+    """
+    if url in _unwritable:
+        return parts, (), None
+    try:
+        store = RunStore(url)
+        for table in DIRECT_TABLES:
+            store.write(parts.blobs[table], table, parts.name)
+    except StoreError as exc:
+        _unwritable[url] = str(exc)
+        return parts, (), str(exc)
+    rest = {t: b for t, b in parts.blobs.items() if t not in DIRECT_TABLES}
+    return Parts(parts.name, rest, parts.files), DIRECT_TABLES, None
+
+
+def verify_blobs(
+    parts: Parts, files: dict[str, ledger.PartFile], worker: str, stored: tuple[str, ...] = ()
+) -> None:
+    """WorkerError unless every blob has the size and digest the worker computed (the
+    tables in ``stored`` are in the object store, not among the blobs)."""
     for table, want in files.items():
+        if table in stored:
+            continue
         data = parts.blobs.get(table)
         got = None if data is None else (len(data), ledger.digest(data))
         if got != (want.size, want.digest):
@@ -151,7 +194,7 @@ def receive(pool: Pool, task: Any, run_dir: Path) -> ChunkResult:
     try:
         result: ChunkResult = pool.result(task)
         if result.parts is not None:
-            verify_blobs(result.parts, result.files, result.worker)
+            verify_blobs(result.parts, result.files, result.worker, result.stored)
     except WorkerError as exc:
         raise WorkerError(f"{exc}; finished chunks are kept (--resume {run_dir})") from None
     return result

@@ -3,18 +3,24 @@
 The run is played by the ordinary machinery (:func:`.run.execute`) into a local working
 folder under the cache, keyed by the URL; the folder's OS lock guards one writer per
 machine (two machines writing one URL are not guarded). :class:`Uploader`, the run's
-:class:`~.run.Sync`, puts every recorded chunk's three parts to the URL right after its
-ledger line is written locally, and removes the local moves and rounds parts, so the
-client's disk holds only the chunks in flight plus the games table (one row per game:
-the summary and ``--precision`` read it). An object store cannot append: the ledger
-object is re-uploaded whole at most every :data:`LEDGER_EVERY` seconds and at the end;
-the manifest before the first part and at the end. A part uploaded but not yet in the
-ledger object is a stray, removed on resume and at the end, as locally.
+:class:`~.run.Sync`, puts every recorded chunk's parts to the URL (those its worker did
+not put there) right after its ledger line is written locally, and removes the local
+moves and rounds parts, so the client's disk holds only the chunks in flight plus the
+games table (one row per game: the summary and ``--precision`` read it). An object store
+cannot append: the ledger object is re-uploaded whole at most every :data:`LEDGER_EVERY`
+seconds and at the end; the ledger and manifest go before the first chunk is played, the
+manifest again at the end. A part put but not yet in the ledger object is a stray,
+removed on resume and at the end, as locally.
 
 Resume downloads the manifest and the ledger, checks every recorded part's size against
 the object listing (digests are not re-read there: that would download the run; readers
 check them, :func:`~haggis_sim.logs.store.local_copy`), removes strays, and plays on.
-The client uploads every part; workers never write to the store.
+Who puts the parts: local workers (``--jobs``) write them in the working folder and the
+client uploads them; Dask workers, which share nothing with the client, put their moves
+and rounds parts in the store themselves (:func:`.parts.put_parts`, with the worker's
+credentials) and send the games part to the client, which checks that the worker's
+objects are there at the recorded sizes before it records the chunk. Only the client
+writes the ledger and the manifest.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from ..logs.manifest import MANIFEST, Manifest
 from ..logs.schema import TABLES, write_bytes_atomic
 from ..logs.store import RunStore, StoreError, part_objects, url_folder
 from . import lock
+from .parts import ChunkResult
 from .run import RunConfig, RunError, execute
 
 LEDGER_EVERY = 5.0  # seconds between uploads of the ledger object while a run plays
@@ -40,6 +47,7 @@ class Uploader:
 
     def __init__(self, store: RunStore, work: Path) -> None:
         self.store = store
+        self.direct: str | None = store.url  # Dask workers put their parts there
         self.work = work
         self.started = False  # the manifest is in the store
         self.dirty = False  # the local ledger has lines the ledger object lacks
@@ -48,14 +56,34 @@ class Uploader:
     def upload_file(self, name: str) -> None:
         self.store.write((self.work / name).read_bytes(), name)
 
-    def recorded(self, entry: ledger.Entry) -> None:
-        """Put the chunk's parts (checked against the ledger line first); drop the local
-        moves and rounds parts; upload the ledger if the last upload is old enough."""
-        if not self.started:  # ledger first: a manifest in the store is a whole run
-            self.upload_file(ledger.LEDGER)
-            self.upload_file(MANIFEST)
-            self.started = True
+    def begin(self) -> None:
+        """The ledger, then the manifest, before a worker may put a part: the URL holds a
+        run (``--resume`` finds it) from the moment it holds anything."""
+        self.upload_file(ledger.LEDGER)
+        self.upload_file(MANIFEST)
+        self.started = True
+
+    def check(self, result: ChunkResult) -> None:
+        """RunError unless every part the chunk's worker put in the store is there at the
+        size it reported (its digest is checked by every reader, :func:`local_copy`)."""
+        name = ledger.part_name(result.start, result.stop)
+        for table in result.stored:
+            size = self.store.size(table, name)
+            want = result.files[table].size
+            if size != want:
+                have = "missing" if size is None else f"{size:,} bytes"
+                raise RunError(
+                    f"{self.store.object_url(table, name)} from worker {result.worker} is "
+                    f"{have}, not the {want:,} bytes the worker sent; it is not recorded"
+                )
+
+    def recorded(self, entry: ledger.Entry, stored: tuple[str, ...] = ()) -> None:
+        """Put the chunk's parts but those its worker put (``stored``), each checked
+        against the ledger line first; drop the local moves and rounds parts; upload the
+        ledger if the last upload is old enough."""
         for table in TABLES:
+            if table in stored:
+                continue
             path = entry.path(self.work, table)
             data = path.read_bytes()
             if ledger.digest(data) != entry.files[table].digest:

@@ -45,6 +45,7 @@ from .parts import (
     ChunkResult,
     check_engine,
     engine_id,
+    put_parts,
     receive,
     record_chunk,
     serialize_parts,
@@ -72,11 +73,24 @@ class RunError(InputError):
 class Sync(Protocol):
     """Where a run's logs go besides its folder (:mod:`.remote`: an object store)."""
 
+    # the URL workers that do not share the client's disk put their moves and rounds
+    # parts to themselves (:func:`.parts.put_parts`); None: they send them to the client
+    direct: str | None
+
     def reopen(self, run_dir: Path, say: Callable[[str], None]) -> list[ledger.Entry]:
         """On resume, instead of :func:`reopen_run`: the good entries, checked there."""
 
-    def recorded(self, entry: ledger.Entry) -> None:
-        """After a chunk's parts and ledger line are written in ``run_dir``."""
+    def begin(self) -> None:
+        """Once the run's manifest and ledger are in ``run_dir``, before any chunk is
+        submitted (a worker may put parts in the store from then on)."""
+
+    def check(self, result: ChunkResult) -> None:
+        """Before a chunk is recorded: RunError unless the parts its worker put in the
+        store (``result.stored``) are there at the sizes the worker reported."""
+
+    def recorded(self, entry: ledger.Entry, stored: tuple[str, ...]) -> None:
+        """After a chunk's parts and ledger line are written in ``run_dir`` (but the
+        tables in ``stored``, which its worker put in the store)."""
 
 
 @dataclass(frozen=True)
@@ -141,12 +155,15 @@ def run_chunk(
     stop: int,
     strategies: Sequence[Strategy | str] | None = None,
     engine: str | None = None,
+    store: str | None = None,
 ) -> ChunkResult:
     """Play games ``start .. stop - 1`` (worker side) and serialize their three parts.
 
     With ``run_dir`` (a local worker, same disk) the parts are written there and the
     caller records the chunk in the ledger; with None (shared-nothing Dask) nothing is
-    written: the result carries the parts' bytes for the client (:mod:`.parts`).
+    written: the result carries the parts' bytes for the client (:mod:`.parts`), but the
+    moves and rounds parts when ``store`` (the run's object-store URL) can be written
+    from here: those are put there (:func:`.parts.put_parts`).
     ``strategies`` are as :func:`.parts.ship` sends them (default: made from the specs);
     ``engine`` is the client's :func:`.parts.engine_id` (WorkerError if this worker's
     differs; None: not checked).
@@ -163,11 +180,18 @@ def run_chunk(
     result = play_chunk(rules.to_array(), built, game_ids, cfg.seed, cfg.seats, cfg.log_moves)
     per = games_per_deal(cfg.seats, rules.players, len(built))
     parts = serialize_parts(result, game_ids, game_ids // per, specs, rules)
+    stored: tuple[str, ...] = ()
+    problem = None
     if run_dir is not None:
         write_blobs(Path(run_dir), parts)
+    elif store is not None:
+        parts, stored, problem = put_parts(store, parts)
     sent = None if run_dir is not None else parts
     seconds = time.perf_counter() - t0
-    return ChunkResult(start, stop, len(result.moves), seconds, parts.files, sent, worker_address())
+    return ChunkResult(
+        start, stop, len(result.moves), seconds, parts.files, sent, worker_address(),
+        stored, problem,
+    )  # fmt: skip
 
 
 def verified_config(run_dir: Path, manifest: Manifest) -> RunConfig:
@@ -508,6 +532,8 @@ def _execute_locked(
     try:
         if not resume:
             manifest = create_run(config, run_dir)
+        if sync:
+            sync.begin()
         _play(config, run_dir, pool, pending, done_games, on_progress, say, sizing, sync)
     finally:
         pool.close(cancel=False)
@@ -540,6 +566,7 @@ def _play(
     shipped = ship(config.validate()[1])  # built once: a model's weights travel with them
     dest = str(run_dir) if pool.shared_disk else None  # None: the client writes the parts
     engine = None if pool.shared_disk else engine_id()  # another machine: the same engine?
+    direct = sync.direct if sync is not None and not pool.shared_disk else None
     if on_progress:
         on_progress(done, config.games)
     in_flight: list[Any] = []
@@ -553,20 +580,27 @@ def _play(
                 chunk = None if sizing.stopped else planner.next_chunk()
                 if chunk is None:
                     break
-                in_flight.append(pool.submit(run_chunk, cfg, dest, *chunk, shipped, engine))
+                in_flight.append(pool.submit(run_chunk, cfg, dest, *chunk, shipped, engine, direct))
             if not in_flight:
                 break
             finished, in_flight = pool.wait_any(in_flight, timeout=0.5)
             for task in finished:
                 try:
                     result = receive(pool, task, run_dir)
+                    if result.store_problem:  # once per worker: it sends its parts here
+                        say(
+                            f"worker {result.worker}: {result.store_problem}; "
+                            "its parts go through the client"
+                        )
                     if sizing.beyond(result.start):  # played past the run's size
                         sizing.discard(result.start, result.stop)
                         continue
+                    if sync:
+                        sync.check(result)
                     entry = record_chunk(run_dir, result)  # written before the next submit
                     sizing.record(entry)
                     if sync:
-                        sync.recorded(entry)
+                        sync.recorded(entry, result.stored)
                 except OSError as exc:  # a full disk, for one (no temporary is left)
                     raise RunError(
                         f"writing the logs in {run_dir} failed: {exc.strerror or exc}; "

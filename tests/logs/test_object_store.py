@@ -7,9 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -18,42 +15,18 @@ from typing import Any
 
 import pytest
 from cli_helpers import invoke, one_line_error
+from cluster_helpers import free_port, moto_server
 
 pytest.importorskip("s3fs")  # the test extra installs it; CI always has it
 SECRET = f"secret-{uuid.uuid4().hex}"  # must appear in no object of a run
 RUN = ["--strategies", "greedy,random", "--games", "120", "--chunk-size", "20", "--seed", "5"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def s3_endpoint() -> Iterator[str]:
-    """A moto S3 server on 127.0.0.1 for the session (bounded start-up wait)."""
-    server = shutil.which("moto_server") or str(Path(sys.executable).parent / "moto_server")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [server, "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("moto_server did not start") from None
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    """A moto S3 server on 127.0.0.1 for the session."""
+    with moto_server() as url:
+        yield url
 
 
 @pytest.fixture
@@ -207,7 +180,7 @@ def test_unreachable_endpoint_is_one_line(
     import s3fs
 
     fs, name = bucket
-    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{_free_port()}")
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{free_port()}")
     s3fs.S3FileSystem.clear_instance_cache()
     t0 = time.monotonic()
     res = invoke("run", *RUN, "--jobs", "1", "--quiet", "--out", f"s3://{name}/run")

@@ -9,12 +9,9 @@ run on loky: the workers send their parts, the client writes them.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +21,7 @@ from typing import Any
 
 import polars as pl
 import pytest
+from cluster_helpers import check_private_mount, env, start_cluster, stop
 
 pytestmark = pytest.mark.slow  # a scheduler, two workers and three runs: about a minute
 
@@ -42,68 +40,17 @@ class Passer(Strategy):
 """
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def env(**extra: str) -> dict[str, str]:
-    """This environment (the numba cache included) without CI or a PYTHONPATH."""
-    out = {k: v for k, v in os.environ.items() if k not in {"CI", "PYTHONPATH"}}
-    return {**out, **extra}
-
-
-def stop(procs: list[subprocess.Popen[bytes]]) -> None:
-    """SIGTERM every process group, then SIGKILL what is still there 15 s later."""
-    for p in procs:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(p.pid, signal.SIGTERM)
-    deadline = time.monotonic() + 15
-    for p in procs:
-        try:
-            p.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait(timeout=10)
-
-
-def private_mount(hidden: Path, *command: str) -> list[str]:
-    """``command`` in a new mount namespace with an empty tmpfs over ``hidden``."""
-    script = 'mount -t tmpfs haggis-test "$0" && exec "$@"'
-    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script,
-            str(hidden), *command]  # fmt: skip
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """A scheduler and two workers that cannot see ``base`` (the runs' parent folder)."""
     from distributed import Client
 
     base = tmp_path_factory.mktemp("shared-nothing")
-    probe = subprocess.run(private_mount(base, "true"), capture_output=True, text=True)
-    if probe.returncode != 0:
-        pytest.fail(
-            "unshare --mount with a private tmpfs is not possible here (needs root or user "
-            f"namespaces): {probe.stderr.strip()}"
-        )
-    address = f"tcp://127.0.0.1:{free_port()}"
-    procs: list[subprocess.Popen[bytes]] = []
+    if why := check_private_mount(base):
+        pytest.fail(why)
+    address, procs = start_cluster(base, 2, env())
     client = None
     try:
-        port = address.rsplit(":", 1)[1]
-        procs.append(subprocess.Popen(
-            [str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", port,
-             "--no-dashboard"], env=env(), start_new_session=True,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        ))  # fmt: skip
-        for i in range(2):
-            worker = [str(BIN / "dask"), "worker", address, "--nthreads", "1", "--no-nanny",
-                      "--no-dashboard", "--name", f"hidden-{i}"]  # fmt: skip
-            procs.append(subprocess.Popen(
-                private_mount(base, *worker), env=env(), start_new_session=True,
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/",
-            ))  # fmt: skip
         client = Client(address, timeout="60s")
         client.wait_for_workers(2, timeout=120)
         marker = base / "client-only.txt"
