@@ -18,8 +18,10 @@ import platform
 import shlex
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -125,3 +127,74 @@ def recorded(out: Path) -> Iterator[None]:
     line = provenance(started, time.time() - started, commit, load)
     write_atomic(out, f"{header}\n{line}\n\n{body}\n")
     print(f"results written to {out}", file=sys.stderr)
+
+
+def process_tree_rss(pid: int) -> list[int]:
+    """Resident bytes of a process and of each of its descendants (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry.name))
+    sizes = []
+    stack = [pid]
+    while stack:
+        p = stack.pop()
+        stack.extend(children.get(p, []))
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    sizes.append(int(line.split()[1]) * 1024)
+        except OSError:
+            pass
+    return sizes
+
+
+@dataclass
+class Watched:
+    """One command as :func:`run_watched` saw it."""
+
+    seconds: float
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    peak_tree: int = 0  # bytes: the largest sum of resident memory over the process tree
+    peak_process: int = 0  # bytes: the largest resident memory of one of its processes
+    loads: list[float] = field(default_factory=list)  # 1-minute load average, every 5 s
+
+
+def run_watched(
+    command: list[str], env: dict[str, str] | None = None, stdout: int = subprocess.PIPE
+) -> Watched:
+    """Run ``command`` to its end, sampling its process tree's memory every 0.2 s (the
+    client and its workers) and the machine's load every 5 s."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(command, env=env, stdout=stdout, stderr=subprocess.PIPE)
+    seen = Watched(0.0, 0, b"", b"")
+    done = threading.Event()
+
+    def sample() -> None:
+        ticks = 0
+        while not done.is_set():
+            sizes = process_tree_rss(proc.pid)
+            if sizes:
+                seen.peak_tree = max(seen.peak_tree, sum(sizes))
+                seen.peak_process = max(seen.peak_process, max(sizes))
+            if ticks % 25 == 0:
+                seen.loads.append(os.getloadavg()[0])
+            ticks += 1
+            done.wait(0.2)
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    out, err = proc.communicate()
+    done.set()
+    thread.join()
+    seen.seconds = time.perf_counter() - t0
+    seen.returncode, seen.stdout, seen.stderr = proc.returncode, out or b"", err or b""
+    return seen

@@ -17,65 +17,21 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
-from _results import add_out_option, recorded
-
-
-def tree_rss(pid: int) -> int:
-    """Resident bytes of a process and all its descendants (Linux /proc)."""
-    total = 0
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(entry.name))
-    stack = [pid]
-    while stack:
-        p = stack.pop()
-        stack.extend(children.get(p, []))
-        try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1]) * 1024
-        except OSError:
-            pass
-    return total
+from _results import add_out_option, recorded, run_watched
 
 
 def measure(args: list[str]) -> tuple[float, int]:
     """(wall seconds, peak tree RSS bytes) of one CLI run."""
-    peak = 0
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(
+    run = run_watched(
         [sys.executable, "-m", "haggis_sim.cli", *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
         env={**os.environ, "CI": "1"},
+        stdout=subprocess.DEVNULL,
     )
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, tree_rss(proc.pid))
-            time.sleep(0.2)
-
-    thread = threading.Thread(target=sample, daemon=True)
-    thread.start()
-    _, err = proc.communicate()
-    done.set()
-    thread.join()
-    if proc.returncode != 0:
-        raise SystemExit(f"run failed: {' '.join(args)}\n{err.decode()}")
-    return time.perf_counter() - t0, peak
+    if run.returncode != 0:
+        raise SystemExit(f"run failed: {' '.join(args)}\n{run.stderr.decode()}")
+    return run.seconds, run.peak_tree
 
 
 def disk(path: Path) -> int:

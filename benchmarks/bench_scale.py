@@ -20,19 +20,15 @@ measurement).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import psutil
-from _results import add_out_option, recorded
+from _results import add_out_option, recorded, run_watched
 
 BIN = Path(sys.executable).parent
 
@@ -66,53 +62,21 @@ class Measured:
 def measure(command: list[str], env: dict[str, str], must: bool = True) -> Measured:
     """Run ``command``; its wall time, peak memory (tree sum and largest process), load.
     A failure ends the benchmark if ``must``, else it is reported in the table."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    peak_tree = peak_one = 0
-    loads: list[float] = []
-    stop = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak_tree, peak_one
-        root = psutil.Process(proc.pid)
-        ticks = 0
-        while not stop.is_set():
-            try:
-                members = [root, *root.children(recursive=True)]
-            except psutil.NoSuchProcess:
-                break
-            rss = []
-            for p in members:
-                with contextlib.suppress(psutil.NoSuchProcess):
-                    rss.append(p.memory_info().rss)
-            if rss:
-                peak_tree = max(peak_tree, sum(rss))
-                peak_one = max(peak_one, max(rss))
-            if ticks % 25 == 0:
-                loads.append(os.getloadavg()[0])
-            ticks += 1
-            stop.wait(0.2)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    out, err = proc.communicate()
-    stop.set()
-    sampler.join()
-    seconds = time.perf_counter() - t0
+    run = run_watched(command, env)
     failed = None
-    if proc.returncode != 0:
+    if run.returncode != 0:
+        err = run.stderr.decode()
         if must:
-            sys.exit(f"{' '.join(command)} failed ({proc.returncode}):\n{err.decode()[-2000:]}")
-        lines = err.decode().strip().splitlines() or [f"exit status {proc.returncode}"]
-        failed = lines[-1]
-    loads = loads or [os.getloadavg()[0]]
+            sys.exit(f"{' '.join(command)} failed ({run.returncode}):\n{err[-2000:]}")
+        failed = (err.strip().splitlines() or [f"exit status {run.returncode}"])[-1]
+    loads = run.loads or [os.getloadavg()[0]]
     return Measured(
-        seconds,
-        peak_tree / 2**20,
-        peak_one / 2**20,
+        run.seconds,
+        run.peak_tree / 2**20,
+        run.peak_process / 2**20,
         sum(loads) / len(loads),
         max(loads),
-        out.decode(),
+        run.stdout.decode(),
         failed,
     )
 
