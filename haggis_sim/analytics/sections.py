@@ -354,16 +354,15 @@ def bets(con: duckdb.DuckDBPyConnection) -> Section:
 
 # --- bombs -----------------------------------------------------------------------------------
 
+BOMB_SLICE = 250_000  # games per slice of the bombs section (about 3 M bombs of greedy play)
+
 
 #: one row per bomb with the opponents' fewest cards left, the trick's points and the
-#: bomber's round margin (the ``rseats`` view of :func:`connect_runs`). An opponent's cards
+#: bomber's round margin (:func:`rseats_sql` over the slice). An opponent's cards
 #: left come from an equi-join of the few (bomb, opponent) rows with the moves, probed by
 #: the moves as they stream past (``prior``), then their latest move before the bomb: an
 #: ASOF join here would hold every move of every run in memory at once and fail at
 #: DuckDB's default memory limit over an experiment's many runs.
-BOMB_SLICE = 250_000  # games per slice of the bombs section (about 3 M bombs of greedy play)
-
-
 def _bomb_rows(run: int, lo: int, hi: int) -> str:
     """The CTEs of one row per bomb (``full_``) of run ``run``'s games ``lo .. hi - 1``:
     computed slice by slice, so the joins against the moves hold one slice's rows at a
