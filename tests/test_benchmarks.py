@@ -19,6 +19,7 @@ def _results() -> ModuleType:
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # as an import does (dataclasses look their module up)
     spec.loader.exec_module(module)
     return module
 
