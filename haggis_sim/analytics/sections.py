@@ -109,14 +109,52 @@ def connect_runs(
         "FROM seats GROUP BY run, game_id, strategy"
     )
     con.execute(f"CREATE VIEW rseats AS {rseats_sql('TRUE')}")
+    # which part holds which games, so a slice of games reads its own few files
+    con.register(
+        "part_list",
+        pl.DataFrame(
+            [
+                (i, table, *ledger.part_range(f), str(f.absolute()))
+                for i in included
+                for table, files in parts[i].items()
+                for f in files
+            ],
+            schema=["run", "tbl", "lo", "hi", "path"],
+            orient="row",
+        ),
+    )
+    con.execute("CREATE TEMP TABLE part_files AS SELECT * FROM part_list")
+    con.unregister("part_list")
     return con, included
 
 
-def rseats_sql(where: str) -> str:
+def slice_source(con: duckdb.DuckDBPyConnection, table: str, run: int, lo: int, hi: int) -> str:
+    """A subquery of ``table``'s rows of run ``run``'s games ``lo .. hi - 1`` (moves or
+    rounds) that opens only the parts holding them: the view over every part of a run
+    costs a scan of thousands of files' footers however few games it returns. A slice
+    that no part holds (a gap left by an interrupted run) gives an empty subquery."""
+    files = [
+        Path(path)
+        for (path,) in con.execute(
+            "SELECT path FROM part_files WHERE run = ? AND tbl = ? AND lo < ? AND hi > ? "
+            "ORDER BY lo",
+            [run, table, hi, lo],
+        ).fetchall()
+    ]
+    if not files:
+        return f"(SELECT * FROM {table} WHERE FALSE)"
+    return (
+        f"(SELECT {run} AS run, * FROM read_parquet({parquet_list(files)}) "
+        f"WHERE game_id >= {lo} AND game_id < {hi})"
+    )
+
+
+def rseats_sql(where: str, rounds: str = "rounds") -> str:
     """One row per seat of each round (its bet, points, margin over the best other seat)
     with the seat's strategy, of the games matching ``where`` (on ``run``, ``game_id``):
     the view ``rseats`` is ``where`` TRUE; a slice of games filters both sides of the join
-    itself rather than rely on DuckDB pushing the filter through it."""
+    itself rather than rely on DuckDB pushing the filter through it, and gives its own
+    ``rounds`` source (:func:`slice_source`)."""
     big = -(2**15)
     rseat = []
     for k in range(3):
@@ -126,7 +164,7 @@ def rseats_sql(where: str) -> str:
             f"bet_{k} AS bet, going_out_{k} AS going_out, cards_{k} AS cards, "
             f"bets_{k} AS bets, bonus_{k} AS bonus, total_{k} AS total, "
             f"total_{k} - greatest({others}) AS margin "
-            f"FROM rounds WHERE total_{k} IS NOT NULL AND ({where})"
+            f"FROM {rounds} WHERE total_{k} IS NOT NULL AND ({where})"
         )
     return (
         "SELECT r.*, s.strategy, s.rules, s.players, s.card_points "
@@ -363,27 +401,39 @@ BOMB_SLICE = 250_000  # games per slice of the bombs section (about 3 M bombs of
 #: the moves as they stream past (``prior``), then their latest move before the bomb: an
 #: ASOF join here would hold every move of every run in memory at once and fail at
 #: DuckDB's default memory limit over an experiment's many runs.
-def _bomb_rows(run: int, lo: int, hi: int) -> str:
-    """The CTEs of one row per bomb (``full_``) of run ``run``'s games ``lo .. hi - 1``:
-    computed slice by slice, so the joins against the moves hold one slice's rows at a
-    time whatever the report's size (27 runs at once, or one run of 10 million games of
-    greedy play with 125 million bombs, took more than DuckDB's 2 GB default)."""
+def _bomb_slice(con: duckdb.DuckDBPyConnection, run: int, lo: int, hi: int) -> None:
+    """Fill ``bomb_slice`` (one row per bomb) and ``bomb_rs`` (one row per seat of each
+    round) for run ``run``'s games ``lo .. hi - 1``: computed slice by slice, so the joins
+    against the moves hold one slice's rows at a time whatever the report's size (27 runs
+    at once, or one run of 10 million games of greedy play with 125 million bombs, took
+    more than DuckDB's 2 GB default), each slice reading only its own parts."""
     games = f"run = {run} AND game_id >= {lo} AND game_id < {hi}"
-    return f"""
-        WITH mv AS (SELECT * FROM moves WHERE {games}),
-        gm AS (SELECT run, game_id, players, card_points FROM games WHERE {games}),
-        b AS (
-          SELECT m.run, m.game_id, m.round, m.trick, m.turn, m.seat, m.hand_after,
-                 m.won_trick, g.players
-          FROM mv m JOIN gm g USING (run, game_id)
-          WHERE m.type = 'bomb'),
-        opp AS (
-          SELECT b.*, o.opp FROM b, (SELECT unnest([0, 1, 2]) AS opp) o
+    mv = slice_source(con, "moves", run, lo, hi)
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE bomb_gm AS "
+        f"SELECT run, game_id, players, card_points FROM games WHERE {games}"
+    )
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE bomb_b AS
+        SELECT m.run, m.game_id, m.round, m.trick, m.turn, m.seat, m.hand_after,
+               m.won_trick, g.players
+        FROM {mv} m JOIN bomb_gm g USING (run, game_id)
+        WHERE m.type = 'bomb'
+        """
+    )
+    rounds = slice_source(con, "rounds", run, lo, hi)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE bomb_rs AS {rseats_sql(games, rounds)}")
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE bomb_slice AS
+        WITH opp AS (
+          SELECT b.*, o.opp FROM bomb_b b, (SELECT unnest([0, 1, 2]) AS opp) o
           WHERE o.opp <> b.seat AND o.opp < b.players),
         prior AS (
           SELECT opp.run, opp.game_id, opp.round, opp.turn, opp.opp,
                  arg_max(m.hand_after, m.turn) AS hand
-          FROM opp JOIN mv m
+          FROM opp JOIN {mv} m
             ON m.run = opp.run AND m.game_id = opp.game_id AND m.round = opp.round
                AND m.seat = opp.opp AND m.turn < opp.turn
           GROUP BY ALL),
@@ -397,25 +447,19 @@ def _bomb_rows(run: int, lo: int, hi: int) -> str:
                  sum(CASE WHEN g.card_points = 'per_card' THEN m.n_cards
                      ELSE {classic_points_sql("m.cards")} END)
                    AS trick_points
-          FROM mv m JOIN gm g USING (run, game_id)
-          SEMI JOIN (SELECT DISTINCT run, game_id, round, trick FROM b) k
+          FROM {mv} m JOIN bomb_gm g USING (run, game_id)
+          SEMI JOIN (SELECT DISTINCT run, game_id, round, trick FROM bomb_b) k
             ON k.run = m.run AND k.game_id = m.game_id AND k.round = m.round
                AND k.trick = m.trick
           WHERE m.type IN ('set', 'sequence', 'bomb')
-          GROUP BY ALL),
-        rs AS ({rseats_sql(games)}),
-        full_ AS (
-          SELECT b.*, l.opp_left, tp.trick_points, r.strategy, r.rules, r.margin,
-                 (b.won_trick AND r.margin > 0) AS worth
-          FROM b JOIN left_ l USING (run, game_id, round, turn)
-          JOIN tp USING (run, game_id, round, trick)
-          JOIN rs r USING (run, game_id, round, seat)),
-        without AS (
-          SELECT r.rules, r.strategy, sum(r.margin) AS margin_sum, count(*) AS n
-          FROM rs r ANTI JOIN (SELECT DISTINCT run, game_id, round, seat FROM b) x
-            USING (run, game_id, round, seat)
           GROUP BY ALL)
-    """
+        SELECT b.*, l.opp_left, tp.trick_points, r.strategy, r.rules, r.margin,
+               (b.won_trick AND r.margin > 0) AS worth
+        FROM bomb_b b JOIN left_ l USING (run, game_id, round, turn)
+        JOIN tp USING (run, game_id, round, trick)
+        JOIN bomb_rs r USING (run, game_id, round, seat)
+        """
+    )
 
 
 def _bomb_slices(con: duckdb.DuckDBPyConnection) -> list[tuple[int, int, int]]:
@@ -458,8 +502,7 @@ def bombs(con: duckdb.DuckDBPyConnection) -> Section:
         "margin HUGEINT, n BIGINT)"
     )
     for run, lo, hi in _bomb_slices(con):
-        rows = _bomb_rows(run, lo, hi)
-        con.execute(f"CREATE OR REPLACE TEMP TABLE bomb_slice AS {rows} SELECT * FROM full_")
+        _bomb_slice(con, run, lo, hi)
         con.execute(
             """
             INSERT INTO bomb_sums
@@ -480,8 +523,17 @@ def bombs(con: duckdb.DuckDBPyConnection) -> Section:
             GROUP BY ALL
             """
         )
-        con.execute(f"INSERT INTO bomb_without {rows} SELECT * FROM without")
-    con.execute("DROP TABLE IF EXISTS bomb_slice")
+        con.execute(
+            """
+            INSERT INTO bomb_without
+            SELECT r.rules, r.strategy, sum(r.margin), count(*)
+            FROM bomb_rs r ANTI JOIN (SELECT DISTINCT run, game_id, round, seat FROM bomb_b) x
+              USING (run, game_id, round, seat)
+            GROUP BY ALL
+            """
+        )
+    for table in ("bomb_slice", "bomb_rs", "bomb_b", "bomb_gm"):
+        con.execute(f"DROP TABLE IF EXISTS {table}")
     summary = _pl(
         con,
         """

@@ -42,6 +42,18 @@ def part_name(start: int, stop: int) -> str:
     return f"part-{start:010d}-{stop:010d}.parquet"
 
 
+def part_range(path: Path) -> tuple[int, int]:
+    """The games ``(start, stop)`` of a part, read from its name (:func:`part_name`).
+
+    >>> part_range(Path("moves") / part_name(500, 1000))
+    (500, 1000)
+    """
+    if not PART_NAME.fullmatch(path.name):
+        raise ValueError(f"{path.name!r} is not a part name like {part_name(0, 1)!r}")
+    _, start, stop = path.stem.split("-")
+    return int(start), int(stop)
+
+
 def part_files(folder: Path) -> list[Path]:
     """The files in a table folder named as parts (:data:`PART_NAME`), sorted."""
     return sorted(p for p in folder.glob(PART_GLOB) if PART_NAME.fullmatch(p.name))

@@ -149,3 +149,28 @@ def test_bombs_computed_in_slices_of_games_equal_one_pass(
                 assert (a[column] - b[column]).abs().max() < 1e-9, (name, column)
             else:
                 assert a[column].to_list() == b[column].to_list(), (name, column)
+
+
+def test_a_slice_reads_its_own_parts_only(runs: list[Path]) -> None:
+    """A slice's source holds exactly its games' rows (a slice across a chunk boundary
+    takes from both parts) and names no other part; a slice no part holds is empty."""
+    con, _ = sections.connect_runs(runs, [load_manifest(r) for r in runs])
+    try:
+        for table in ("moves", "rounds"):
+            src = sections.slice_source(con, table, 1, 25, 35)  # chunks of 30 games
+            got = con.execute(f"SELECT game_id, count(*) FROM {src} GROUP BY 1 ORDER BY 1")
+            want = (
+                ledger.read_table(runs[1], table).collect()
+                .filter(pl.col("game_id").is_between(25, 34))
+                .group_by("game_id").len().sort("game_id")
+            )  # fmt: skip
+            assert got.fetchall() == [tuple(r) for r in want.iter_rows()], table
+            assert src.count(".parquet") == 2, src
+            assert "part-0000000030-0000000060" in sections.slice_source(con, table, 1, 40, 45)
+            assert ".parquet" not in sections.slice_source(con, table, 1, 40, 45).replace(
+                f"{table}/part-0000000030-0000000060.parquet", ""
+            )
+            empty = sections.slice_source(con, table, 1, 60, 90)
+            assert con.execute(f"SELECT count(*) FROM {empty}").fetchone() == (0,)
+    finally:
+        con.close()
