@@ -38,6 +38,7 @@ COMPILED_SOURCES = (
     "strategies/kernels.py",
     "strategies/learned_features.py",
     "strategies/simple_kernels.py",
+    "strategies/value_features.py",
 )
 
 

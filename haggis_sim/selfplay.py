@@ -19,13 +19,21 @@ from .engine import state as S
 Chooser = Callable[[int, np.ndarray], int]
 
 
-def play_out(rules: np.ndarray, deal_seed: int, choose: Chooser) -> np.ndarray:
+def play_out(
+    rules: np.ndarray,
+    deal_seed: int,
+    choose: Chooser,
+    on_round_over: Callable[[np.ndarray], None] | None = None,
+) -> np.ndarray:
     """Play a whole game of ``rules`` (an array) dealt from ``deal_seed``, every action
-    ``choose(seat, observation)`` of the seat to act; return the final state array."""
+    ``choose(seat, observation)`` of the seat to act; return the final state array.
+    ``on_round_over(state)`` sees each finished round (scored, before the next deal)."""
     st = S.init_state(rules)
     S.start_game(st, np.int64(deal_seed))
     while True:
         if st[L.S_PHASE] == L.PH_ROUND_OVER:
+            if on_round_over is not None:
+                on_round_over(st)
             if S.next_round(st):
                 return st
             continue

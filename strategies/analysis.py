@@ -224,7 +224,15 @@ def _run(
     codes = _codes(obs, seat, actions, buf)
     moves = np.array(codes, dtype=np.int64)
     sums = ismcts.analyze_alternatives(
-        obs, moves, samples, np.int64(seed), float(c), ROLLOUTS[rollout], VALUES[value], buf
+        obs,
+        moves,
+        samples,
+        np.int64(seed),
+        float(c),
+        ROLLOUTS[rollout],
+        VALUES[value],
+        buf,
+        np.zeros(0),
     )
     result = []
     for code, row in zip(codes, sums, strict=True):
@@ -327,7 +335,7 @@ def root_visits(
     buf = np.empty(K.MAX_MOVES, dtype=np.int64)
     k = K.legal_actions(obs, buf, False)
     legal = buf[:k].copy()
-    prior = ismcts.root_policy(obs, params[ismcts.PRIOR_BASE :], legal)
+    prior = ismcts.root_policy(obs, ismcts.prior_params(params), legal)
     out_moves, out_visits = ismcts.root_buffers(params)
     rng = K.new_stream(np.int64(seed))
     n = ismcts.search_root(obs, params, rng, buf, False, out_moves, out_visits)

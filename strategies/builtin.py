@@ -11,13 +11,16 @@ from haggis_sim import kernel as K
 
 from . import kernels
 from .base import InertParameterError, Param, Strategy, StrategyError
-from .ismcts import PRIOR_BASE
+from .ismcts import VALUE_BASE
 from .learned_model import (
+    DEFAULT_VALUE_MODEL,
     MCTS_PRIOR_MODEL,
     SHA_PREFIX,
     SHIPPED_MODELS,
+    SHIPPED_VALUE_MODELS,
     LearnedModel,
     load_model,
+    load_value_model,
     model_path,
 )
 
@@ -218,26 +221,44 @@ SHA_PARAM = Param(
 )
 
 
-def bind_model(strategy: Strategy) -> LearnedModel:
-    """Load the model that ``strategy``'s ``model`` value names and pin it in the values.
+VMODEL_PARAM = Param(
+    "vmodel",
+    str,
+    DEFAULT_VALUE_MODEL,
+    "with value=net, the value model file (.npz from haggis-sim train-value); default: "
+    f"{DEFAULT_VALUE_MODEL}, the packaged first-generation value model",
+)
+VSHA_PARAM = Param(
+    "vsha",
+    str,
+    "",
+    "SHA-256 prefix the value model file must have (filled in from the file when empty)",
+)
+
+
+def bind_model(strategy: Strategy, value: bool = False) -> LearnedModel:
+    """Load the model that ``strategy``'s ``model`` value names and pin it in the values
+    (``value``: the value model of ``vmodel`` and ``vsha``).
 
     A path is recorded resolved, a shipped name as it is; ``sha`` gets the file's SHA-256
     prefix, and a ``sha`` given that differs from the file's is refused (StrategyError):
     a recorded spec must not silently play a model that changed since.
     """
     values = strategy.values
-    path = model_path(values["model"])
-    model = load_model(path, strategy.name)
-    if values["model"] not in SHIPPED_MODELS:
-        values["model"] = str(path.resolve())
+    key, sha_key = ("vmodel", "vsha") if value else ("model", "sha")
+    shipped = SHIPPED_VALUE_MODELS if value else SHIPPED_MODELS
+    path = model_path(values[key], shipped)
+    model = (load_value_model if value else load_model)(path, strategy.name)
+    if values[key] not in shipped:
+        values[key] = str(path.resolve())
     actual = model.sha256[:SHA_PREFIX]
-    wanted = values["sha"]
+    wanted = values[sha_key]
     if wanted and wanted != actual:
         raise StrategyError(
             f"{strategy.name}: model file {path} has SHA-256 {actual}, not the {wanted} this "
             "spec was made with (the model changed since); use the original file or a new run"
         )
-    values["sha"] = actual
+    values[sha_key] = actual
     return model
 
 
@@ -282,10 +303,12 @@ class MctsStrategy(CompiledStrategy):
             "value",
             str,
             "game",
-            "what a rollout is worth: game (the chance of winning the game from the totals "
-            "after the round) or round (the round's score margin, squashed); no difference "
-            "shown with 2 players, game stronger with 3 (docs/strategies.md, How mcts decides)",
-            choices=("game", "round"),
+            "what a leaf is worth: game (a rollout to the end of the round, then the chance "
+            "of winning the game from the totals after it) or round (the round's score "
+            "margin, squashed; no difference shown with 2 players, game stronger with 3: "
+            "docs/strategies.md, How mcts decides); net: no rollout, the value model's "
+            "estimate of game's reward (vmodel)",
+            choices=("game", "round", "net"),
         ),
         Param(
             "bets",
@@ -305,18 +328,25 @@ class MctsStrategy(CompiledStrategy):
         ),
         MCTS_MODEL_PARAM,
         SHA_PARAM,
+        VMODEL_PARAM,
+        VSHA_PARAM,
     )
     compiled_id = kernels.MCTS_ID
 
     def __init__(self, **values: Any) -> None:
-        """With prior=learned, load the model and pin its path and SHA-256 prefix."""
+        """With prior=learned, load the model, and with value=net the value model, and
+        pin their paths and SHA-256 prefixes."""
         super().__init__(**values)
         self.model: LearnedModel | None = None
+        self.value_model: LearnedModel | None = None
         if self.values["prior"] == "learned":
             self.model = bind_model(self)
+        if self.values["value"] == "net":
+            self.value_model = bind_model(self, value=True)
 
     def check_values(self) -> None:
-        """Refuse a model or sha with prior=none: no model is read then."""
+        """Refuse a model or sha with prior=none, and a vmodel or vsha without value=net:
+        no such model is read then."""
         if self.values["prior"] == "none":
             for p in (MCTS_MODEL_PARAM, SHA_PARAM):
                 if self.values[p.name] != p.default:
@@ -324,13 +354,27 @@ class MctsStrategy(CompiledStrategy):
                         f"mcts: {p.name}={self.values[p.name]} has no effect with prior=none "
                         "(no model is read); drop it or set prior=learned"
                     )
+        if self.values["value"] != "net":
+            for p in (VMODEL_PARAM, VSHA_PARAM):
+                if self.values[p.name] != p.default:
+                    raise InertParameterError(
+                        f"mcts: {p.name}={self.values[p.name]} has no effect with "
+                        f"value={self.values['value']} (no value model is read); drop it or "
+                        "set value=net"
+                    )
 
     def param_array(self) -> np.ndarray:
-        """The named slots, then, with prior=learned, the model's parameter array."""
-        head = super().param_array()[:PRIOR_BASE]
-        if self.model is None:
-            return head
-        return np.concatenate((head, self.model.param_array()))
+        """The named slots; the length of the value model's parameter array and, with
+        value=net, that array; then, with prior=learned, the prior model's array
+        (:func:`strategies.ismcts.value_params`, :func:`~strategies.ismcts.prior_params`)."""
+        head = super().param_array()[:VALUE_BASE]
+        if self.model is None and self.value_model is None:
+            return head  # nothing follows: value_params and prior_params are empty
+        vals = np.zeros(0) if self.value_model is None else self.value_model.param_array()
+        parts = [head, np.array([float(len(vals))]), vals]
+        if self.model is not None:
+            parts.append(self.model.param_array())
+        return np.concatenate(parts)
 
 
 class LearnedStrategy(CompiledStrategy):

@@ -16,10 +16,13 @@ is, by default (``value=game``), each seat's estimated chance of winning the *ga
 the game totals after the round (:func:`game_values`); with ``value=round`` it is the
 round score margin squashed to [0, 1]. With 2 players the two win equally often (3,000
 games head to head); with 3 the game value wins far more (docs/strategies.md, *How
-mcts decides*), so it is the default. Each node keeps the reward of the seat that moved
-into it. The move played is the most visited root child. A bet is chosen by scoring
-every bet option the rules allow, and not betting, with forced root children
-(:func:`choose_bet`): the rollouts settle the bets under the rules in force.
+mcts decides*), so it is the default. With ``value=net`` there is no rollout: the leaf
+is scored by a learned value network over what each seat sees of it, trained on the
+search's own self-play (:mod:`strategies.value_features`). Each node keeps the reward of
+the seat that moved into it. The move played is the most visited root child. A bet is
+chosen by scoring every bet option the rules allow, and not betting, with forced root
+children (:func:`choose_bet`): the rollouts (or the leaf value, which sees the bets)
+settle the bets under the rules in force.
 
 Nodes live in preallocated arrays indexed by integers; all randomness comes from the
 splitmix64 stream the runner injects, so a decision depends only on the seed.
@@ -56,6 +59,7 @@ from .ismcts_values import game_values as game_values
 from .ismcts_values import round_values as round_values
 from .learned_features import score_actions
 from .simple_kernels import MCTS_BETS, MCTS_PARAMS, MCTS_PRIORS
+from .value_features import N_VALUE_FEATURES
 
 # parameter slots and rollout choices, by name (one definition: simple_kernels)
 M_ITERS = MCTS_PARAMS.index("iters")
@@ -67,9 +71,13 @@ M_BETS = MCTS_PARAMS.index("bets")
 M_PRIOR = MCTS_PARAMS.index("prior")
 M_MODEL = MCTS_PARAMS.index("model")  # free text: the slot stays 0 (the weights follow)
 M_SHA = MCTS_PARAMS.index("sha")  # free text: the slot stays 0
-# with prior=learned, the model's parameter array (learned_features.score_actions) follows
-# the named slots
-PRIOR_BASE = len(MCTS_PARAMS)
+M_VMODEL = MCTS_PARAMS.index("vmodel")  # free text: the slot stays 0 (the weights follow)
+M_VSHA = MCTS_PARAMS.index("vsha")  # free text: the slot stays 0
+# After the named slots: the length of the value model's parameter array (0 unless
+# value=net), that array (value_features.value_logit), then, with prior=learned, the
+# prior model's parameter array (learned_features.score_actions); see value_params and
+# prior_params.
+VALUE_BASE = len(MCTS_PARAMS)
 BETS_SEARCH = MCTS_BETS.index("search")
 BETS_NEVER = MCTS_BETS.index("never")
 PRIOR_NONE = MCTS_PRIORS.index("none")
@@ -77,6 +85,25 @@ PRIOR_LEARNED = MCTS_PRIORS.index("learned")
 # A root alternative of analyze_alternatives that changes nothing: "do not bet", below which
 # the acting seat's own next decision (its play) is searched.
 KEEP = np.int64(-1)
+
+
+@njit(cache=True)
+def value_params(params):
+    """The value model's parameter array within an mcts parameter array (empty unless
+    ``value=net``)."""
+    if params.shape[0] <= VALUE_BASE:
+        return params[:0]
+    n = np.int64(params[VALUE_BASE])
+    return params[VALUE_BASE + 1 : VALUE_BASE + 1 + n]
+
+
+@njit(cache=True)
+def prior_params(params):
+    """The prior model's parameter array within an mcts parameter array (with
+    ``prior=learned``; whatever follows the value model otherwise)."""
+    if params.shape[0] <= VALUE_BASE:
+        return params[:0]
+    return params[VALUE_BASE + 1 + np.int64(params[VALUE_BASE]) :]
 
 
 @njit(cache=True)
@@ -145,7 +172,8 @@ def _descend(
     ``tree`` is :func:`new_tree`'s tuple of node arrays; ``table`` the hash table
     (``tkeys``, ``tvals``, ``tstamp``, ``tried``), returned, grown if a node had more
     legal actions than fit; ``settings`` is (``c``, rollout ``policy``, ``value``,
-    ``no_params``, node ``cap``, searcher ``seat``). The bundles are unpacked into locals
+    ``no_params``, node ``cap``, searcher ``seat``, the value model's array and its
+    feature buffer). The bundles are unpacked into locals
     here, once per iteration, and the hot helpers get plain arrays: reading the arrays out
     of a tuple inside the loops cost a quarter of the search's time.
     ``ctr`` holds [nodes in use, hash-table stamp, pool entries in use]. A node where the
@@ -156,7 +184,7 @@ def _descend(
     """
     action, first_child, sibling, mover, visits, reward, avail, n_children, lstart = tree
     tkeys, tvals, tstamp, tried = table
-    c, policy, value, no_params, cap, seat = settings
+    c, policy, value, no_params, cap, seat, vparams, x = settings
     tsize = tkeys.shape[0]
     node = path[depth]
     while not expanded and depth > 0 and st[K.S_PHASE] != K.PH_ROUND_OVER:
@@ -257,7 +285,7 @@ def _descend(
         node = best
         depth += 1
         path[depth] = node
-    rollout_reward(st, rng, buf, policy, value, rewards, no_params)
+    rollout_reward(st, rng, buf, policy, value, rewards, no_params, vparams, x)
     for d in range(depth, 0, -1):
         nd = path[d]
         visits[nd] += 1.0
@@ -296,7 +324,7 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
     sees (its own hand, the trick, the phase), so they are computed once per decision;
     deeper nodes look their legal actions up in a stamped hash table sized on demand.
     With ``prior=learned`` the root's child is chosen by :func:`_puct_pick` over all of
-    its legal moves (the model's weights follow the named slots of ``params``).
+    its legal moves (the model's weights: :func:`prior_params`).
     """
     seat = obs[K.S_TO_ACT]
     iters = max(1, np.int64(params[M_ITERS]))
@@ -329,7 +357,8 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
     path = np.empty(cap, dtype=np.int64)
     rewards = np.zeros(3, dtype=np.float64)
     no_params = np.zeros(8, dtype=np.float64)
-    settings = (c, policy, value, no_params, cap, seat)
+    x = np.empty(N_VALUE_FEATURES)
+    settings = (c, policy, value, no_params, cap, seat, value_params(params), x)
     st = np.empty_like(obs)
     unseen = np.empty(45, dtype=np.int64)
     budget = params[M_MS] / 1000.0
@@ -337,7 +366,7 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
     done = 0
     use_prior = params[M_PRIOR] == PRIOR_LEARNED
     if use_prior:
-        root_prior = root_policy(obs, params[PRIOR_BASE:], root_moves)
+        root_prior = root_policy(obs, prior_params(params), root_moves)
     else:
         root_prior = np.zeros(0, dtype=np.float64)
     root_child = np.full(k0, -1, dtype=np.int64)
@@ -403,7 +432,7 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
 
 
 @njit(cache=True)
-def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf):
+def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf, vparams):
     """Score each of ``moves`` (legal at ``obs``) by ISMCTS with forced root children.
 
     ``groups`` times: deal the hidden cards once (stream ``derive(seed, 2g)``), then for
@@ -411,7 +440,8 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf):
     that move's own root child, every move with the same stream ``derive(seed, 2g + 1)``
     (common random numbers). A move ``KEEP`` (-1) applies nothing: below it the acting
     seat's own decision is searched, which scores "do not bet" against the bets.
-    ``value`` is the reward (:func:`round_values`). Returns one row per move: sum and sum
+    ``value`` is the reward (:func:`round_values`; with ``value=net`` the value model's
+    array ``vparams`` at the leaves). Returns one row per move: sum and sum
     of squares of the acting seat's reward, then of its round score margin over the best
     other seat, then the number of samples (columns 0-4); then (5) the number of samples in
     which the acting seat went out first (the shepherd), and (6, 7) the sums of squared
@@ -442,7 +472,7 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf):
     path = np.empty(cap, dtype=np.int64)
     rewards = np.zeros(3, dtype=np.float64)
     no_params = np.zeros(8, dtype=np.float64)
-    settings = (c, policy, value, no_params, cap, seat)
+    settings = (c, policy, value, no_params, cap, seat, vparams, np.empty(N_VALUE_FEATURES))
     deal = np.empty_like(obs)
     st = np.empty_like(obs)
     unseen = np.empty(45, dtype=np.int64)
@@ -505,7 +535,7 @@ def choose_bet(obs, params, rng, buf):
     seed = np.int64(K.next_u64(rng) >> np.uint64(1))
     sums = analyze_alternatives(
         obs, opts[:n], groups, seed, params[M_C], np.int64(params[M_ROLLOUT]),
-        np.int64(params[M_VALUE]), buf,
+        np.int64(params[M_VALUE]), buf, value_params(params),
     )  # fmt: skip
     best = 0
     for j in range(1, n):

@@ -1,7 +1,9 @@
 """What an ISMCTS iteration samples and what it scores (compiled): determinizations of
-the searcher's information set, rollouts to the end of the round, and the reward of a
-finished round, a seat's estimated chance of winning the game or its squashed round
-margin (see :mod:`strategies.ismcts` for how the search uses them).
+the searcher's information set, rollouts to the end of the round, the reward of a
+finished round (a seat's estimated chance of winning the game or its squashed round
+margin), or, with ``value=net``, the learned estimate of that reward at the leaf
+(:func:`strategies.value_features.leaf_values`; see :mod:`strategies.ismcts` for how
+the search uses them).
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ from haggis_sim import kernel as K
 from haggis_sim.kernel import njit
 
 from .simple_kernels import MCTS_ROLLOUTS, MCTS_VALUES, greedy_rollout_act, seen_cards
+from .value_features import leaf_values
 
 ROLLOUT_RANDOM = MCTS_ROLLOUTS.index("random")
 ROLLOUT_GREEDY = MCTS_ROLLOUTS.index("greedy")
 VALUE_GAME = MCTS_VALUES.index("game")
 VALUE_ROUND = MCTS_VALUES.index("round")
-
+VALUE_NET = MCTS_VALUES.index("net")
 # The game-value model (game_values): one round moves the score of the round's top scorer
 # by ROUND_TOP points on average, and two seats' totals apart with a standard deviation of
 # ROUND_SPREAD x ROUND_TOP. Measured on 2026-11-26 from 4,000 heuristic self-play games per
@@ -154,7 +157,21 @@ def round_values(st, value, out):
 
 
 @njit(cache=True)
-def rollout_reward(st, rng, buf, policy, value, rewards, no_params):
+def rollout_reward(st, rng, buf, policy, value, rewards, no_params, vparams, x):
+    """Each seat's reward, into ``rewards``, for the search leaf ``st`` (changed).
+
+    ``value=net``: the learned leaf value of the unfinished round
+    (:func:`~strategies.value_features.leaf_values` with the value model's array
+    ``vparams``, ``x`` its feature buffer); a finished round is scored as ``game``.
+    Otherwise the round is played out by the rollout ``policy`` and scored by
+    :func:`round_values`.
+    """
+    if value == VALUE_NET:
+        if st[K.S_PHASE] != K.PH_ROUND_OVER:
+            leaf_values(st, vparams, x, rewards)
+        else:
+            round_values(st, VALUE_GAME, rewards)
+        return
     while st[K.S_PHASE] != K.PH_ROUND_OVER:
         if policy == ROLLOUT_GREEDY:
             a = greedy_rollout_act(st, no_params, rng, buf)

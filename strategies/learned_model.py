@@ -32,7 +32,8 @@ import numpy as np
 from numpy.lib import format as npformat
 
 from .base import StrategyError
-from .learned_features import FEATURES, N_FEATURES
+from .learned_features import FEATURES
+from .value_features import VALUE_FEATURES
 
 FORMAT_VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)  # 1: weights of shape (features,), for both player counts
@@ -50,6 +51,11 @@ SHIPPED_MODELS = {"default": "learned-default.npz", "gen1": "learned-gen1.npz",
 #: shipped ``learned`` model does not silently change the search and every figure of it
 MCTS_PRIOR_MODEL = "gen2"
 DEFAULT_MODEL = MODELS_DIR / SHIPPED_MODELS["default"]
+#: the value models shipped in the package (``mcts:value=net,vmodel=NAME``): the same
+#: format over :data:`~strategies.value_features.VALUE_FEATURES`, whose score is the
+#: logit of a seat's reward at the end of the round (``haggis-sim train-value``)
+SHIPPED_VALUE_MODELS = {"vgen1": "value-gen1.npz"}
+DEFAULT_VALUE_MODEL = "vgen1"
 SHA_PREFIX = 16  # hex digits of the file's SHA-256 kept in the strategy's spec
 #: the largest model file read (the shipped ones are about 35 kB; one with the widest hidden
 #: layer train makes, 256 units, about 2 * 256 * features * 8 bytes, well under 1 MB)
@@ -115,9 +121,10 @@ def param_row(weights: np.ndarray, hidden: Hidden | None = None) -> np.ndarray:
     """The learned kernel's parameter array: the feature count, then the 2-player weights,
     then the 3-player ones (``weights`` of shape (features,) serve both); with a hidden
     layer of H > 0 units, then H and per player count its weights (row by row), bias and
-    output weights (:func:`strategies.learned_features.score_actions`)."""
+    output weights (:func:`strategies.learned_features.score_actions`; a value model's
+    array has the same layout, :func:`strategies.value_features.value_logit`)."""
     w = per_player_count(weights)
-    parts = [np.array([float(N_FEATURES)]), w[0], w[1]]
+    parts = [np.array([float(w.shape[1])]), w[0], w[1]]
     if hidden is not None and hidden.units > 0:
         parts.append(np.array([float(hidden.units)]))
         for r in range(2):
@@ -125,16 +132,26 @@ def param_row(weights: np.ndarray, hidden: Hidden | None = None) -> np.ndarray:
     return np.concatenate(parts).astype(np.float64)
 
 
-def model_path(name: str) -> Path:
-    """The file that a ``model=`` value names: a shipped model's name, or a path."""
-    if name in SHIPPED_MODELS:
-        return MODELS_DIR / SHIPPED_MODELS[name]
+def model_path(name: str, shipped: dict[str, str] = SHIPPED_MODELS) -> Path:
+    """The file that a ``model=`` value names: a shipped model's name, or a path
+    (``shipped``: :data:`SHIPPED_VALUE_MODELS` for a ``vmodel=`` value)."""
+    if name in shipped:
+        return MODELS_DIR / shipped[name]
     return Path(name).expanduser()
 
 
-def load_model(path: Path, who: str = "learned") -> LearnedModel:
-    """Read and validate a model file; StrategyError (one line, naming the strategy ``who``
-    that reads it) when it is not usable.
+def load_value_model(path: Path, who: str = "mcts") -> LearnedModel:
+    """Read and validate a value model file: :func:`load_model` over
+    :data:`~strategies.value_features.VALUE_FEATURES` (a policy model's features differ,
+    so one given as a value model is refused, and vice versa)."""
+    return load_model(path, who, VALUE_FEATURES)
+
+
+def load_model(
+    path: Path, who: str = "learned", features: tuple[str, ...] = FEATURES
+) -> LearnedModel:
+    """Read and validate a model file over ``features``; StrategyError (one line, naming
+    the strategy ``who`` that reads it) when it is not usable.
 
     Nothing is allocated from the file's say-so: it must be a regular file of at most
     :data:`MAX_MODEL_BYTES` (a FIFO or a device is refused before it is opened), and
@@ -154,10 +171,10 @@ def load_model(path: Path, who: str = "learned") -> LearnedModel:
             "new model)"
         )
     names = tuple(str(x) for x in np.atleast_1d(arrays["features"]).tolist())
-    if not names or names != FEATURES[: len(names)]:
+    if not names or names != features[: len(names)]:
         raise StrategyError(
             f"{who}: model file {path} was trained on other features ({len(names)} names, "
-            f"this haggis-sim computes {N_FEATURES}); train a new model"
+            f"this haggis-sim computes {len(features)}); train a new model"
         )
     w = arrays["weights"]
     shape = (len(names),) if int(version) == 1 else (2, len(names))
@@ -168,7 +185,7 @@ def load_model(path: Path, who: str = "learned") -> LearnedModel:
         )
     # a model over an earlier, shorter feature list: the newer features get weight 0
     w = per_player_count(w)
-    missing_features = N_FEATURES - len(names)
+    missing_features = len(features) - len(names)
     w = np.hstack((w, np.zeros((2, missing_features))))
     hidden = None
     if int(version) >= 3:

@@ -41,9 +41,11 @@ WILD_SPENT_POINTS = 10.0
 # imports this module and ``kernels`` imports ismcts; ``kernels`` re-exports them.
 # ``model`` and ``sha`` name the prior's model file; their slots stay 0: the model's
 # weights follow the slots (``MctsStrategy.param_array``).
-MCTS_PARAMS = ("iters", "c", "rollout", "ms", "value", "bets", "prior", "model", "sha")
+MCTS_PARAMS = (
+    "iters", "c", "rollout", "ms", "value", "bets", "prior", "model", "sha", "vmodel", "vsha"
+)  # fmt: skip
 MCTS_ROLLOUTS = ("random", "greedy")  # values of ``rollout`` (its slot holds the index)
-MCTS_VALUES = ("game", "round")  # values of ``value``
+MCTS_VALUES = ("game", "round", "net")  # values of ``value``
 MCTS_BETS = ("search", "never")  # values of ``bets``
 MCTS_PRIORS = ("none", "learned")  # values of ``prior``
 

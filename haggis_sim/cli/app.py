@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from . import experiment, logs, play, report, run, show, study, train
+from . import experiment, logs, play, report, run, show, study, train, train_value
 
 app = typer.Typer(
     help="haggis-sim: play Haggis exactly by the rules, fast, and measure strategies.",
@@ -30,6 +30,7 @@ app.command()(experiment.compare)
 app.command()(study.study)
 app.command(name="strategies")(play.list_strategies)
 app.command()(train.train)
+app.command(name="train-value")(train_value.train_value)
 app.command()(play.version)
 
 

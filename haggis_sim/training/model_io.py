@@ -11,25 +11,29 @@ from typing import Any
 import numpy as np
 
 from strategies import StrategyError
-from strategies.learned_features import FEATURES, N_FEATURES
+from strategies.learned_features import FEATURES
 from strategies.learned_model import FORMAT_VERSION, Hidden, per_player_count
 
 from ..outputs import write_file_atomically
 
 
 def model_bytes(
-    weights: np.ndarray, provenance: dict[str, Any], hidden: Hidden | None = None
+    weights: np.ndarray,
+    provenance: dict[str, Any],
+    hidden: Hidden | None = None,
+    features: tuple[str, ...] = FEATURES,
 ) -> bytes:
     """The ``.npz`` bytes of a model (what :func:`save_model` writes): ``weights`` of
     shape (2, features), or (features,) for both player counts, and the hidden layer
-    (none: H = 0, a linear model)."""
+    (none: H = 0, a linear model); ``features``: their names (a value model's are
+    :data:`~strategies.value_features.VALUE_FEATURES`)."""
     if hidden is None:
-        hidden = Hidden(np.zeros((2, N_FEATURES, 0)), np.zeros((2, 0)), np.zeros((2, 0)))
+        hidden = Hidden(np.zeros((2, len(features), 0)), np.zeros((2, 0)), np.zeros((2, 0)))
     buf = io.BytesIO()
     np.savez(
         buf,
         format_version=np.int64(FORMAT_VERSION),
-        features=np.array(FEATURES),
+        features=np.array(features),
         weights=per_player_count(weights),
         hidden_weights=hidden.weights,
         hidden_bias=hidden.bias,
@@ -45,9 +49,11 @@ def save_model(
     provenance: dict[str, Any],
     force: bool = False,
     hidden: Hidden | None = None,
+    features: tuple[str, ...] = FEATURES,
 ) -> None:
     """Write a model atomically (temporary file, then rename); refuse to overwrite
     an existing file unless ``force`` (StrategyError)."""
     if path.exists() and not force:
         raise StrategyError(f"{path} exists; pass --force to overwrite it")
-    write_file_atomically(path, model_bytes(weights, provenance, hidden), StrategyError, "")
+    data = model_bytes(weights, provenance, hidden, features)
+    write_file_atomically(path, data, StrategyError, "")

@@ -23,8 +23,11 @@ strategy's full spec (now with ``prior``, ``model`` and ``sha``). The new defaul
 pinned beside them; its digests moved once more when the shipped model became the second
 generation (the default's prior). When mcts's prior was pinned to that model by name
 (``model=gen2``, so a new ``learned`` default does not move the search) the games
-tables' digests changed once more (the spec text) and the rounds and moves did not. A
-deliberate change must update DIGESTS and POSITION_DIGESTS with this comment.
+tables' digests changed once more (the spec text) and the rounds and moves did not. When
+the learned leaf value arrived (``value=net``, its model named by ``vmodel`` and pinned
+by ``vsha``), the games tables' digests changed again for the same reason (the spec now
+lists ``vmodel`` and ``vsha``) and the rounds and moves did not. A deliberate change
+must update DIGESTS and POSITION_DIGESTS with this comment.
 """
 
 from __future__ import annotations
@@ -102,17 +105,17 @@ DIGESTS_D124337: dict[str, dict[str, str]] = {
 #: refactor must keep these.
 DIGESTS: dict[str, dict[str, str]] = {
     "greedy-mcts-2p": {
-        "games": "b6bb41b8e5a9c4e264234e4632465e10d238e0f21cda50a23073426b38cfc729",
+        "games": "fab84ce9b21a1cffb630a4caff9ed43b6248ac0362fbc4ac32fea6e6237f1e45",
         "rounds": "3df24629beb2a6fab5d916c7fd4588c11250d00685f7f128636a37dfe8daed69",
         "moves": "ab179805f5d92fe12a5adc82605ac27ebc1f5dac545da6f59a6f08eadeb6dc9a",
     },
     "mcts-heuristic-3p": {
-        "games": "5e386c2a0502f8eba2137600da44c4e290e9bca6a47ae04f02ea6bfdb30781f9",
+        "games": "9ad2aada812dbf3e9800220d97155a790716c5cfa66331c95d8ce70ddf5258ed",
         "rounds": "faddbf69044008326fad901a4b7f095364630ef6ac545e0e7d95f60788bdf8b0",
         "moves": "97feb7fe10a0b86b96023bfeb884984ac789a357eff6a2ae1acf84e4d2ed64d5",
     },
     "mcts-random-rollout-aid-2p": {
-        "games": "6e3926cb83389224084b18512da8484e7e598a96db9802a35d922323da66ec51",
+        "games": "51b71505ee39768f9237c12d237f03e70e4f51bd3177def001456ed3fd0326b4",
         "rounds": "b144bea6aad47769106a564623d513ec852250ea937541566af3ad65e013f463",
         "moves": "6034f2441f031c94cabac47f52182673bb6f156c688c0461041910b516ff2a6c",
     },

@@ -150,7 +150,8 @@ def test_the_model_is_part_of_the_decision() -> None:
     an array without them is refused."""
     params = strategies.make("mcts:iters=16").param_array()
     flat = params.copy()
-    flat[ismcts.PRIOR_BASE + 1 :] = 0.0  # every move equally likely
+    assert flat[ismcts.VALUE_BASE] == 0  # no value model: the prior follows at once
+    flat[ismcts.VALUE_BASE + 2 :] = 0.0  # every move equally likely
     buf = np.empty(L.MAX_MOVES, dtype=np.int64)
     differ = 0
     for i, st in enumerate(positions(per_ruleset=6)):
@@ -162,19 +163,19 @@ def test_the_model_is_part_of_the_decision() -> None:
     st = next(s for s in positions() if len(root_plays(s)[1]) >= 2)
     obs = S.observe(st, st[L.S_TO_ACT])
     with pytest.raises(ValueError, match="does not hold a model"):
-        ismcts.mcts_act(obs, params[: ismcts.PRIOR_BASE].copy(), new_stream(np.int64(1)), buf)
+        ismcts.mcts_act(obs, params[: ismcts.VALUE_BASE].copy(), new_stream(np.int64(1)), buf)
 
 
 def test_the_strategy_pins_its_model_like_learned(tmp_path: Path) -> None:
     plain = strategies.make("mcts:prior=none")
     assert isinstance(plain, MctsStrategy) and plain.model is None
-    assert len(plain.param_array()) == ismcts.PRIOR_BASE
+    assert len(plain.param_array()) == ismcts.VALUE_BASE
     guided = strategies.make("mcts")
     assert isinstance(guided, MctsStrategy) and guided.model is not None
     sha = guided.values["sha"]
     assert len(sha) == 16 and guided.values["model"] == MCTS_PRIOR_MODEL == "gen2"
     np.testing.assert_array_equal(
-        guided.param_array()[ismcts.PRIOR_BASE :], load_model(PRIOR_MODEL).param_array()
+        ismcts.prior_params(guided.param_array()), load_model(PRIOR_MODEL).param_array()
     )
     # a copy: recorded resolved; a changed file: refused by the recorded sha
     copy = tmp_path / "m.npz"
@@ -222,7 +223,8 @@ def test_the_shipped_models_form_the_chain_the_readme_states() -> None:
     assert "prior=learned" in teacher and teacher.endswith(f"sha={gen1.sha256[:16]}")
     assert gen1.hidden is None and gen2.hidden is None
     teacher = default.provenance["teacher"]
-    assert teacher == strategies.make("mcts").spec  # today's default search
+    # today's default search (its spec has grown vmodel and vsha, at their defaults, since)
+    assert strategies.make(teacher).spec == strategies.make("mcts").spec
     assert teacher.endswith(f"model=gen2,sha={gen2.sha256[:16]}")
     assert default.hidden is not None and default.provenance["hidden_units"] == 16
     for name, model in (("gen1", gen1), ("gen2", gen2)):

@@ -152,6 +152,7 @@ LEGALITY_SPECS = [
     "mcts:iters=20,rollout=random",
     "mcts:iters=20,rollout=greedy",
     "mcts:iters=1,c=0,bets=never",
+    "mcts:iters=20,value=net",
 ]
 
 
@@ -302,7 +303,13 @@ def test_observation_array_zeroes_other_hands_and_the_haggis(
 
 @pytest.mark.parametrize(
     ("spec", "rows"),
-    [("heuristic", 12), ("mcts:iters=20", 8), ("random:bet=0.3", 12), ("greedy", 12)],
+    [
+        ("heuristic", 12),
+        ("mcts:iters=20", 8),
+        ("mcts:iters=20,value=net", 8),
+        ("random:bet=0.3", 12),
+        ("greedy", 12),
+    ],  # fmt: skip
 )
 def test_redealing_hidden_cards_does_not_change_the_decision(spec: str, rows: int) -> None:
     """A seat decides the same in every deal it cannot tell apart: the cards it has not

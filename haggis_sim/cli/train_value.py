@@ -1,0 +1,120 @@
+"""``haggis-sim train-value``: self-play a search, fit the value model ``mcts:value=net``
+scores its leaves with, and gate it head to head against the search that taught it."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import InputError
+from .common import fail, parse_games, quiet_terminal
+
+Out = Annotated[Path, typer.Option("--out", help="Value model file to write (.npz).")]
+Games = Annotated[
+    str, typer.Option("--games", "-n", help="Self-play games of the teacher (1e3, 6000).")
+]
+Seed = Annotated[int, typer.Option("--seed", help="Seed of the games and the fit.")]
+Teacher = Annotated[
+    str,
+    typer.Option(
+        "--teacher",
+        help="The mcts spec whose self-play the value learns from, and which the new value "
+        "is gated against (default: the default search, greedy rollouts).",
+    ),
+]
+Hidden = Annotated[int, typer.Option("--hidden", help="Hidden tanh units (1 to 64).")]
+GateGames = Annotated[
+    str,
+    typer.Option(
+        "--gate-games",
+        help="Games of the teacher with the new value against the teacher, with 2 players "
+        "and with 3 (one against two); 0: no gate.",
+    ),
+]
+Jobs = Annotated[int, typer.Option("--jobs", "-j", help="Processes playing games.")]
+Force = Annotated[bool, typer.Option("--force", help="Overwrite --out.")]
+
+
+def _gate_count(text: str) -> int:
+    """--gate-games as a count, 0 included (InputError naming the option)."""
+    if text.strip() in ("0", "0_0", "0e0"):
+        return 0
+    try:
+        return parse_games(text)
+    except InputError as exc:
+        raise InputError(str(exc).replace("--games", "--gate-games", 1)) from None
+
+
+def train_value(
+    out: Out,
+    games: Games = "6000",
+    seed: Seed = 1,
+    teacher: Teacher = "mcts",
+    hidden: Hidden = 16,
+    gate_games: GateGames = "0",
+    jobs: Jobs = 1,
+    force: Force = False,
+) -> None:
+    """Train a value model for mcts:value=net: the teacher plays itself on every preset
+    and player count; at each decision the acting seat's features (its own observation)
+    are kept with its reward at the end of the round (the game value of the totals after
+    it); a network with one hidden layer per player count is fitted to them (one game in
+    five held out: its error is printed next to the error of guessing the mean). With
+    --gate-games N, the teacher with value=net and the new model then plays N games
+    against the teacher with 2 players and N with 3 (one against two), and the win rates
+    with their 95% intervals are printed and kept in the model's provenance.
+    """
+    try:
+        n_games = parse_games(games)
+        n_gate = _gate_count(gate_games)
+        if jobs < 1:
+            raise InputError(f"--jobs must be 1 or more, got {jobs}")
+    except InputError as exc:
+        raise fail(str(exc)) from None
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+
+    from strategies import StrategyError
+
+    from ..training.value_train import train_value as run
+
+    command = "haggis-sim train-value " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else [])
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    progress = Progress(*columns, console=Console(stderr=True), disable=quiet_terminal())
+    tasks: dict[str, TaskID] = {}
+
+    def on_progress(stage: str, done: int, total: int) -> None:
+        if stage not in tasks:
+            tasks[stage] = progress.add_task(stage, total=total)
+        progress.update(tasks[stage], completed=done, total=total)
+
+    try:
+        with progress:
+            result = run(out, games=n_games, seed=seed, teacher=teacher, units=hidden,
+                         gate_games=n_gate, jobs=jobs, force=force, command=command,
+                         on_progress=on_progress)  # fmt: skip
+    except StrategyError as exc:
+        raise fail(str(exc)) from None
+    except KeyboardInterrupt:
+        typer.echo(f"interrupted: {out} is as it was, or whole (written atomically)", err=True)
+        raise typer.Exit(code=130) from None
+    fit = result.provenance["fit"]
+    typer.echo(f"wrote {out}: {n_games:,} self-play games of {result.provenance['teacher']}")
+    for n in (2, 3):
+        if f"holdout_mse_{n}p" in fit:
+            typer.echo(
+                f"{n} players: held-out mean squared error {fit[f'holdout_mse_{n}p']:.4f} "
+                f"(the mean's: {fit[f'holdout_mse_mean_{n}p']:.4f}; "
+                f"{fit[f'holdout_rows_{n}p']:,} decisions)"
+            )
+    for g in result.gates:
+        lo, hi = g.interval
+        verdict = "stronger" if g.promoted else "not shown stronger"
+        typer.echo(
+            f"gate, {g.players} players: value=net won {g.wins:,} of {g.games:,} "
+            f"({g.win_rate:.1%} [{lo:.1%}, {hi:.1%}], chance {g.chance:.1%}): {verdict}"
+        )

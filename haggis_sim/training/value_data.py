@@ -1,0 +1,200 @@
+"""The leaf value's data and fit: positions of the teacher's self-play, each with the
+acting seat's reward at the end of its round, and the network that estimates that reward
+(:mod:`strategies.value_features`; ``haggis-sim train-value``).
+
+Game ``g`` is fixed by the seed and ``g`` alone (rules: the ``g``-th (preset, players)
+pair; every seat the teacher; deal and streams from ``SeedSequence([seed, g])``), so the
+data does not depend on how many processes made it. At every decision of every seat it
+records that seat's value features (from its own observation) and, once the round is
+over, the seat's reward for the round as the search scores a finished round
+(``round_values`` with the game value): the network learns what a rollout would measure,
+under the teacher's play rather than a greedy rollout's. Games with ``g % 5 == 4`` are
+held out of the fit and measure it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+import haggis_sim as hs
+from haggis_sim import kernel as K
+from haggis_sim.selfplay import play_out
+from strategies import CompiledStrategy, StrategyError, is_compiled, kernels, make
+from strategies.ismcts import VALUE_GAME, round_values
+from strategies.learned_model import Hidden
+from strategies.value_features import N_VALUE_FEATURES, value_features
+
+from .positions import BATCH, combos, is_holdout
+
+VALUE_UNITS = 16  # hidden tanh units of haggis-sim train-value's default value model
+VALUE_L2 = 1e-4  # L2 penalty of the value fit
+VALUE_MAXITER = 400  # L-BFGS iterations of the value fit
+
+
+@dataclass
+class ValueRows:
+    """One row per decision: the acting seat's features and its round-end reward."""
+
+    features: np.ndarray  # (rows, N_VALUE_FEATURES) float32
+    target: np.ndarray  # (rows,) float32 in [0, 1]
+    players: np.ndarray  # (rows,) int64
+    game: np.ndarray  # (rows,) int64
+
+    @property
+    def holdout(self) -> np.ndarray:
+        """Whether each row's game is held out of the fit."""
+        return np.array([is_holdout(int(g)) for g in self.game], dtype=bool)
+
+
+def check_value_teacher(teacher: str) -> CompiledStrategy:
+    """The teacher strategy ``teacher`` names; StrategyError unless it is compiled."""
+    strat = make(teacher)
+    if not is_compiled(strat) or not isinstance(strat, CompiledStrategy):
+        raise StrategyError(f"--teacher must be a compiled strategy, got {teacher!r}")
+    return strat
+
+
+def value_game(g: int, seed: int, teacher: str) -> ValueRows:
+    """Play value game ``g`` (the teacher in every seat) and return its rows."""
+    pairs = combos()
+    preset, players = pairs[g % len(pairs)]
+    ss = np.random.SeedSequence([seed & (2**64 - 1), g])
+    words = ss.generate_state(6, np.uint64).astype(np.int64)
+    teach = check_value_teacher(teacher)
+    sid = teach.compiled_id
+    params = teach.param_array()
+    streams = [K.new_stream(words[1 + s]) for s in range(players)]
+    buf = np.empty(K.MAX_MOVES, dtype=np.int64)
+    feats: list[np.ndarray] = []
+    seats: list[int] = []
+    targets: list[float] = []
+    pending = 0  # rows of the current round, waiting for its end
+    x = np.empty(N_VALUE_FEATURES)
+    rewards = np.zeros(3)
+
+    def choose(seat: int, obs: np.ndarray) -> int:
+        nonlocal pending
+        value_features(obs, seat, x)
+        feats.append(x.astype(np.float32))
+        seats.append(seat)
+        pending += 1
+        return int(kernels.act(sid, obs, params, streams[seat], buf))
+
+    def round_over(st: np.ndarray) -> None:
+        nonlocal pending
+        round_values(st, VALUE_GAME, rewards)
+        targets.extend(float(rewards[s]) for s in seats[len(seats) - pending :])
+        pending = 0
+
+    play_out(hs.Rules.preset(preset, players=players).to_array(), words[0], choose, round_over)
+    n = len(feats)
+    return ValueRows(
+        features=np.array(feats, dtype=np.float32).reshape(n, N_VALUE_FEATURES),
+        target=np.array(targets, dtype=np.float32),
+        players=np.full(n, players, dtype=np.int64),
+        game=np.full(n, g, dtype=np.int64),
+    )
+
+
+def _batch(games: list[int], seed: int, teacher: str) -> list[ValueRows]:
+    return [value_game(g, seed, teacher) for g in games]
+
+
+def generate_values(
+    games: int,
+    seed: int,
+    teacher: str,
+    jobs: int = 1,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> ValueRows:
+    """Play ``games`` value games (in ``jobs`` processes) and put their rows together in
+    game order: the result does not depend on ``jobs``."""
+    check_value_teacher(teacher)
+    batches = [list(range(i, min(i + BATCH, games))) for i in range(0, games, BATCH)]
+    results: Iterator[list[ValueRows]]
+    if jobs == 1:
+        results = (_batch(b, seed, teacher) for b in batches)
+    else:  # loky's reusable executor, as positions.generate (see there why)
+        from joblib.externals.loky import get_reusable_executor
+
+        ex = get_reusable_executor(max_workers=jobs, timeout=60)
+        futures = [ex.submit(_batch, b, seed, teacher) for b in batches]
+        results = (f.result() for f in futures)
+    parts: list[ValueRows] = []
+    for batch in results:
+        parts.extend(batch)
+        if on_progress:
+            on_progress(len(parts), games)
+    if not parts or not any(len(p.target) for p in parts):
+        raise StrategyError("the value games recorded no decisions: play more games (--games)")
+    return ValueRows(*(np.concatenate([getattr(p, k) for p in parts])
+                       for k in ("features", "target", "players", "game")))  # fmt: skip
+
+
+def _unpack(p: np.ndarray, f: int, units: int) -> tuple[np.ndarray, ...]:
+    """Linear weights (f), hidden weights (f x units), biases and output weights."""
+    k = f * units
+    return p[:f], p[f : f + k].reshape(f, units), p[f + k : f + k + units], p[f + k + units :]
+
+
+def fit_value(
+    rows: ValueRows,
+    units: int,
+    seed: int,
+    l2: float = VALUE_L2,
+    maxiter: int = VALUE_MAXITER,
+) -> tuple[np.ndarray, Hidden, dict[str, object]]:
+    """The value model: per player count, score = x . w + v . tanh(x @ W + b) and the
+    estimated reward its sigmoid, fitted to the round-end rewards of the training games
+    (soft targets in [0, 1]) by L-BFGS on the cross-entropy with an L2 penalty, from
+    small weights drawn from ``seed``: deterministic for the data. Returns the linear
+    weights (2, features), the hidden layer and the fit's figures (held-out mean squared
+    error of the estimate, and of the training mean, per player count)."""
+    from scipy.optimize import minimize
+
+    f = N_VALUE_FEATURES
+    ws, whs, bhs, vs = [], [], [], []
+    info: dict[str, object] = {"units": units, "l2": l2, "maxiter": maxiter}
+    holdout = rows.holdout
+    for n in (2, 3):
+        sel = (rows.players == n) & ~holdout
+        x = rows.features[sel].astype(np.float64)
+        y = rows.target[sel].astype(np.float64)
+        m = max(1, len(y))
+
+        def loss(p: np.ndarray, x: np.ndarray = x, y: np.ndarray = y, m: int = m) -> tuple:
+            w, wh, b, v = _unpack(p, f, units)
+            h = np.tanh(x @ wh + b)
+            q = 1.0 / (1.0 + np.exp(-(x @ w + h @ v)))
+            eps = 1e-12
+            ce = -np.sum(y * np.log(q + eps) + (1.0 - y) * np.log(1.0 - q + eps)) / m
+            g = (q - y) / m
+            ga = (g[:, None] * v[None, :]) * (1.0 - h * h)
+            grad = np.concatenate((x.T @ g, (x.T @ ga).ravel(), ga.sum(axis=0), h.T @ g))
+            return float(ce + 0.5 * l2 * p @ p), grad + l2 * p
+
+        rng = np.random.default_rng([seed & (2**64 - 1), n])
+        p0 = np.concatenate((np.zeros(f), 0.1 * rng.standard_normal(f * units),
+                             np.zeros(units), 0.1 * rng.standard_normal(units)))  # fmt: skip
+        if len(y):
+            p0 = minimize(loss, p0, jac=True, method="L-BFGS-B",
+                          options={"maxiter": maxiter}).x  # fmt: skip
+        w, wh, b, v = _unpack(p0, f, units)
+        ws.append(w)
+        whs.append(wh)
+        bhs.append(b)
+        vs.append(v)
+        info[f"train_rows_{n}p"] = int(sel.sum())
+        ho = (rows.players == n) & holdout
+        info[f"holdout_rows_{n}p"] = int(ho.sum())
+        if ho.any() and len(y):
+            xh = rows.features[ho].astype(np.float64)
+            yh = rows.target[ho].astype(np.float64)
+            q = 1.0 / (1.0 + np.exp(-(xh @ w + np.tanh(xh @ wh + b) @ v)))
+            info[f"holdout_mse_{n}p"] = round(float(np.mean((q - yh) ** 2)), 5)
+            info[f"holdout_mse_mean_{n}p"] = round(float(np.mean((y.mean() - yh) ** 2)), 5)
+    hidden = Hidden(np.stack(whs), np.stack(bhs), np.stack(vs))
+    return np.stack(ws), hidden, info

@@ -1,0 +1,127 @@
+"""Training a value model for ``mcts:value=net`` (``haggis-sim train-value``): the
+teacher's self-play (:mod:`~haggis_sim.training.value_data`), the fit, the model file,
+and the gate: the search with the new value against the teacher, head to head.
+"""
+
+from __future__ import annotations
+
+import datetime
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import haggis_sim as hs
+from strategies import StrategyError
+from strategies.value_features import VALUE_FEATURES
+
+from ..outputs import check_outside
+from .gate import MatchResult, match
+from .model_io import save_model
+from .positions import HOLDOUT_EVERY, combos
+from .provenance import git_commit
+from .value_data import VALUE_UNITS, check_value_teacher, fit_value, generate_values
+
+DEFAULT_VALUE_TEACHER = "mcts"  # generation 1: the default search (greedy rollouts)
+MAX_VALUE_GAMES = 50_000  # rows take about 0.1 MB a game; the fit about 3x that
+MAX_VALUE_UNITS = 64
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class ValueTrainResult:
+    provenance: dict[str, Any]
+    gates: list[MatchResult]
+
+
+def candidate_spec(teacher: str, model: Path) -> str:
+    """The search the new value model plays in: the teacher's settings with
+    ``value=net`` and the model (the teacher must be an ``mcts`` spec)."""
+    strat = check_value_teacher(teacher)
+    if strat.name != "mcts":
+        raise StrategyError(f"--teacher must be an mcts spec, got {teacher!r}")
+    values = {k: v for k, v in strat.values.items() if k not in ("vmodel", "vsha")}
+    values["value"] = "net"
+    return "mcts:" + ",".join(f"{k}={v}" for k, v in values.items()) + f",vmodel={model}"
+
+
+def train_value(
+    out: Path,
+    *,
+    games: int,
+    seed: int,
+    teacher: str = DEFAULT_VALUE_TEACHER,
+    units: int = VALUE_UNITS,
+    gate_games: int = 0,
+    jobs: int = 1,
+    force: bool = False,
+    command: str = "",
+    on_progress: Progress | None = None,
+) -> ValueTrainResult:
+    """Play ``games`` self-play games of ``teacher``, fit the value model, write it to
+    ``out`` and, with ``gate_games``, play the search with it against the teacher
+    (2 players; 3 players, one against two) and record the result in the provenance.
+
+    Refuses up front (StrategyError) an existing ``out`` without ``force``, a folder that
+    does not exist, and settings that cannot run."""
+    if out.exists() and not force:
+        raise StrategyError(f"{out} exists; pass --force to overwrite it")
+    if not out.parent.is_dir():
+        raise StrategyError(f"folder {out.parent} does not exist")
+    check_outside(out, "--out", StrategyError)
+    if not HOLDOUT_EVERY <= games <= MAX_VALUE_GAMES:
+        raise StrategyError(
+            f"--games must be {HOLDOUT_EVERY} to {MAX_VALUE_GAMES:,}, got {games:,}"
+        )
+    if not 1 <= units <= MAX_VALUE_UNITS:
+        raise StrategyError(f"--hidden must be 1 to {MAX_VALUE_UNITS}, got {units}")
+    if gate_games < 0:
+        raise StrategyError(f"--gate-games must be 0 or more, got {gate_games}")
+    candidate_spec(teacher, out)  # an mcts teacher, before hours of play
+    teacher_spec = check_value_teacher(teacher).spec
+    t0 = time.monotonic()
+
+    def tick(stage: str) -> Callable[[int, int], None] | None:
+        if on_progress is None:
+            return None
+        report = on_progress
+        return lambda done, total: report(stage, done, total)
+
+    rows = generate_values(games, seed, teacher, jobs, tick("self-play"))
+    play_seconds = round(time.monotonic() - t0, 1)
+    t1 = time.monotonic()
+    weights, hidden, fit = fit_value(rows, units, seed)
+    pairs = combos()
+    prov: dict[str, Any] = {
+        "kind": "value",
+        "command": command,
+        "seed": seed,
+        "games": games,
+        "teacher": teacher_spec,
+        "presets": sorted({p for p, _ in pairs}),
+        "players": sorted({n for _, n in pairs}),
+        "split": f"game g held out when g % {HOLDOUT_EVERY} == {HOLDOUT_EVERY - 1}",
+        "target": "the acting seat's game value at the end of the round (round_values, game)",
+        "hidden_units": units,
+        "fit": fit,
+        "play_seconds": play_seconds,
+        "fit_seconds": round(time.monotonic() - t1, 1),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "git_commit": git_commit(),
+        "haggis_sim_version": hs.__version__,
+    }
+    save_model(out, weights, prov, force=force, hidden=hidden, features=VALUE_FEATURES)
+    gates: list[MatchResult] = []
+    if gate_games:
+        cand = candidate_spec(teacher, out)
+        for players in (2, 3):
+            if on_progress:
+                on_progress(f"gate, {players} players", 0, 1)
+            gates.append(match(cand, teacher_spec, gate_games, players, seed, jobs))
+            if on_progress:
+                on_progress(f"gate, {players} players", 1, 1)
+        prov["gate"] = [g.as_dict() for g in gates]
+        save_model(out, weights, prov, force=True, hidden=hidden, features=VALUE_FEATURES)
+    return ValueTrainResult(prov, gates)
