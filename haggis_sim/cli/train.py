@@ -67,7 +67,7 @@ HiddenUnits = Annotated[
 ]
 
 
-def _count(text: str, option: str) -> int:
+def parse_count(text: str, option: str) -> int:
     """A positive game count for ``option`` (parse_games names --games in its errors)."""
     try:
         return parse_games(text)
@@ -92,8 +92,8 @@ def _counts(
         raise InputError(f"--jobs must be 1 or more, got {jobs}")
     if improve_iters < 0:
         raise InputError(f"--improve-iters must be 0 or more, got {improve_iters}")
-    n_improve = _count(improve_games, "--improve-games")
-    n_check = _count(check_games, "--check-games")
+    n_improve = parse_count(improve_games, "--improve-games")
+    n_check = parse_count(check_games, "--check-games")
     if n_check < 2:
         raise InputError(f"--check-games must be 2 or more, got {check_games}")
     return {"games": n_games, "jobs": jobs, "improve_iters": improve_iters,

@@ -12,6 +12,7 @@ import typer
 
 from ..errors import InputError
 from .common import fail, parse_games, quiet_terminal
+from .train import Jobs, parse_count
 
 Out = Annotated[Path, typer.Option("--out", help="Value model file to write (.npz).")]
 Games = Annotated[
@@ -35,7 +36,6 @@ GateGames = Annotated[
         "and with 3 (one against two); 0: no gate.",
     ),
 ]
-Jobs = Annotated[int, typer.Option("--jobs", "-j", help="Processes playing games.")]
 Force = Annotated[bool, typer.Option("--force", help="Overwrite --out.")]
 
 
@@ -43,10 +43,7 @@ def _gate_count(text: str) -> int:
     """--gate-games as a count, 0 included (InputError naming the option)."""
     if text.strip() in ("0", "0_0", "0e0"):
         return 0
-    try:
-        return parse_games(text)
-    except InputError as exc:
-        raise InputError(str(exc).replace("--games", "--gate-games", 1)) from None
+    return parse_count(text, "--gate-games")
 
 
 def train_value(
@@ -100,7 +97,7 @@ def train_value(
     except StrategyError as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt:
-        typer.echo(f"interrupted: {out} is as it was, or whole (written atomically)", err=True)
+        typer.echo(f"interrupted: {out} is as it was (it is written at the end)", err=True)
         raise typer.Exit(code=130) from None
     fit = result.provenance["fit"]
     typer.echo(f"wrote {out}: {n_games:,} self-play games of {result.provenance['teacher']}")

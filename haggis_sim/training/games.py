@@ -70,6 +70,15 @@ def spec_row(spec: str) -> tuple[int, np.ndarray]:
     return int(sid), row
 
 
+def param_table(rows: list[np.ndarray]) -> np.ndarray:
+    """Parameter arrays as :func:`play_games`' table: row ``e`` is entry ``e``'s, padded
+    with zeros to the longest."""
+    table = np.zeros((len(rows), max(len(r) for r in rows)))
+    for i, r in enumerate(rows):
+        table[i, : len(r)] = r
+    return table
+
+
 def weights_row(weights: np.ndarray) -> np.ndarray:
     """The learned kernel's parameter array for ``weights`` (shape (features,): the same
     weights for 2 and 3 players; or (2, features))."""
@@ -150,10 +159,7 @@ def outcomes_of(
     """:func:`outcomes` for a learned model given as its kernel parameter array (any
     model, a hidden layer included; :meth:`strategies.learned_model.LearnedModel.param_array`)."""
     sids = np.array([kernels.LEARNED_ID] + [sid for sid, _ in opponents], dtype=np.int64)
-    entries = [params] + [row for _, row in opponents]
-    table = np.zeros((len(entries), max(len(r) for r in entries)))
-    for i, r in enumerate(entries):
-        table[i, : len(r)] = r
+    table = param_table([params] + [row for _, row in opponents])
     out = np.empty((len(sched), 4), dtype=np.int64)
     play_games(sched.rules, sids, table, sched.entries, sched.words, out)
     rows = np.arange(len(sched))

@@ -16,8 +16,9 @@ import numpy as np
 
 from haggis_sim.stats import wilson
 
-from .games import Schedule, play_games, schedule, spec_row
+from .games import Schedule, param_table, play_games, schedule, spec_row
 from .positions import combos
+from .tasks import in_order
 
 TAG_GATE = 15  # the seed-sequence tag of a gate's games (stage 2 uses 11-13, checks 14)
 
@@ -72,19 +73,11 @@ def match(
     the same games whatever ``jobs``."""
     rows = [spec_row(candidate), spec_row(opponent)]
     sids = np.array([sid for sid, _ in rows], dtype=np.int64)
-    table = np.zeros((2, max(len(r) for _, r in rows)))
-    for i, (_, r) in enumerate(rows):
-        table[i, : len(r)] = r
+    table = param_table([r for _, r in rows])
     pairs = [c for c in combos() if c[1] == players]
     sched = schedule(seed, (TAG_GATE, players), games, 1, pairs)
     step = -(-len(sched) // max(1, jobs * 4))
     step += (-step) % players  # whole deals per part
     parts = [sched.part(slice(i, i + step)) for i in range(0, len(sched), step)]
-    if jobs <= 1:
-        wins = [_play(p, sids, table) for p in parts]
-    else:
-        from joblib.externals.loky import get_reusable_executor
-
-        ex = get_reusable_executor(max_workers=jobs, timeout=60)
-        wins = [f.result() for f in [ex.submit(_play, p, sids, table) for p in parts]]
+    wins = list(in_order(_play, [(p, sids, table) for p in parts], jobs))
     return MatchResult(candidate, opponent, players, len(sched), int(np.concatenate(wins).sum()))

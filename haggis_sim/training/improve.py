@@ -40,6 +40,7 @@ from strategies.learned_features import FEATURES
 from .checks import TAG_CHECK, check_summary
 from .games import Schedule, outcomes, schedule, spec_row, weights_row
 from .metrics import top1
+from .tasks import in_order
 
 POOL: tuple[str, ...] = ("heuristic", "heuristic:bomb=never", "heuristic:bet=0.45",
                          "heuristic:bet=0.7,big=0.8", "heuristic:wild=0.2", "heuristic:wild=0.8",
@@ -99,16 +100,8 @@ class Evaluator:
         tables = opps if opps and isinstance(opps[0], list) else [opps] * len(cands)
         parts = [slice(i, min(i + CHUNK, len(sched))) for i in range(0, len(sched), CHUNK)]
         jobs = [(c, p) for c in range(len(cands)) for p in parts]
-        if self.jobs == 1:
-            res = [_task(sched.part(p), cands[c], tables[c]) for c, p in jobs]  # type: ignore[arg-type]
-        else:
-            # loky's reusable executor, as the runner uses it: a joblib Parallel after a
-            # run in the same process would pick up that executor and fail
-            from joblib.externals.loky import get_reusable_executor
-
-            ex = get_reusable_executor(max_workers=self.jobs, timeout=60)
-            futures = [ex.submit(_task, sched.part(p), cands[c], tables[c]) for c, p in jobs]
-            res = [f.result() for f in futures]
+        calls = [(sched.part(p), cands[c], tables[c]) for c, p in jobs]
+        res = list(in_order(_task, calls, self.jobs))
         per = len(parts)
         return [np.concatenate(res[c * per : (c + 1) * per]) for c in range(len(cands))]
 

@@ -10,7 +10,7 @@ default heuristic's choice.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,8 @@ from haggis_sim.presets import PRESETS
 from haggis_sim.selfplay import play_out
 from strategies import CompiledStrategy, StrategyError, is_compiled, ismcts, kernels, make
 from strategies.learned_features import FEATURES, decision_features
+
+from .tasks import in_order
 
 TRAIN_ALTERNATIVES = 24  # actions kept per training decision (chosen and visited included)
 HOLDOUT_EVERY = 5  # game g is held out when g % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
@@ -167,11 +169,12 @@ def _batch(games: list[int], seed: int, teacher: str) -> list[dict[str, Any]]:
     return [play_game(g, seed, teacher) for g in games]
 
 
-def check_teacher(teacher: str) -> None:
-    """StrategyError unless ``teacher`` names a compiled strategy."""
+def check_teacher(teacher: str) -> CompiledStrategy:
+    """The compiled strategy ``teacher`` names; StrategyError unless it is one."""
     strat = make(teacher)
-    if not is_compiled(strat):
+    if not is_compiled(strat) or not isinstance(strat, CompiledStrategy):
         raise StrategyError(f"--teacher must be a compiled strategy, got {teacher!r}")
+    return strat
 
 
 def generate(
@@ -188,17 +191,7 @@ def generate(
     """
     check_teacher(teacher)
     batches = [list(range(i, min(i + BATCH, games))) for i in range(0, games, BATCH)]
-    results: Iterator[list[dict[str, Any]]]
-    if jobs == 1:
-        results = (_batch(b, seed, teacher) for b in batches)
-    else:
-        # loky's reusable executor, as the runner and stage 2 use it: a joblib Parallel
-        # after a run in the same process picks up the runner's executor and fails
-        from joblib.externals.loky import get_reusable_executor
-
-        ex = get_reusable_executor(max_workers=jobs, timeout=60)
-        futures = [ex.submit(_batch, b, seed, teacher) for b in batches]
-        results = (f.result() for f in futures)  # in game order, as they finish
+    results = in_order(_batch, [(b, seed, teacher) for b in batches], jobs)
     feats, dec, cho, tar, heu, gid, pre, pla = [], [], [], [], [], [], [], []
     d = 0
     done = 0

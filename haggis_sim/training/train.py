@@ -59,11 +59,10 @@ import numpy as np
 from strategies import StrategyError
 from strategies.learned_model import Hidden, param_row, per_player_count
 
-from ..outputs import check_outside
 from .checks import CHECK_RULES, heldout_checks, refine_seed
 from .fit import PLAYER_COUNTS, fit, fit_hidden, flagged_share, hidden_scores
 from .metrics import top1
-from .model_io import save_model
+from .model_io import check_output, save_model
 from .positions import (
     DEFAULT_TEACHER,
     HOLDOUT_EVERY,
@@ -280,13 +279,9 @@ def run_training(
     Refuses up front (StrategyError) an existing ``out`` or ``data`` without ``force``,
     so hours of self-play are never thrown away at the end.
     """
-    for path in (out, data):
-        if path is not None and path.exists() and not force:
-            raise StrategyError(f"{path} exists; pass --force to overwrite it")
-        if path is not None and not path.parent.is_dir():
-            raise StrategyError(f"folder {path.parent} does not exist")
-        if path is not None:  # never inside a run, report or experiment folder
-            check_outside(path, "--out" if path is out else "--data", StrategyError)
+    check_output(out, "--out", force)
+    if data is not None:
+        check_output(data, "--data", force)
     if games < HOLDOUT_EVERY:
         raise StrategyError(f"--games must be at least {HOLDOUT_EVERY} (one held-out game)")
     check_improve(improve_iters, improve_games, check_games)

@@ -14,7 +14,7 @@ held out of the fit and measure it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,12 +22,13 @@ import numpy as np
 import haggis_sim as hs
 from haggis_sim import kernel as K
 from haggis_sim.selfplay import play_out
-from strategies import CompiledStrategy, StrategyError, is_compiled, kernels, make
+from strategies import StrategyError, kernels
 from strategies.ismcts import VALUE_GAME, round_values
 from strategies.learned_model import Hidden
 from strategies.value_features import N_VALUE_FEATURES, value_features
 
-from .positions import BATCH, combos, is_holdout
+from .positions import BATCH, HOLDOUT_EVERY, check_teacher, combos
+from .tasks import in_order
 
 VALUE_UNITS = 16  # hidden tanh units of haggis-sim train-value's default value model
 VALUE_L2 = 1e-4  # L2 penalty of the value fit
@@ -46,15 +47,7 @@ class ValueRows:
     @property
     def holdout(self) -> np.ndarray:
         """Whether each row's game is held out of the fit."""
-        return np.array([is_holdout(int(g)) for g in self.game], dtype=bool)
-
-
-def check_value_teacher(teacher: str) -> CompiledStrategy:
-    """The teacher strategy ``teacher`` names; StrategyError unless it is compiled."""
-    strat = make(teacher)
-    if not is_compiled(strat) or not isinstance(strat, CompiledStrategy):
-        raise StrategyError(f"--teacher must be a compiled strategy, got {teacher!r}")
-    return strat
+        return self.game % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
 
 
 def value_game(g: int, seed: int, teacher: str) -> ValueRows:
@@ -63,7 +56,7 @@ def value_game(g: int, seed: int, teacher: str) -> ValueRows:
     preset, players = pairs[g % len(pairs)]
     ss = np.random.SeedSequence([seed & (2**64 - 1), g])
     words = ss.generate_state(6, np.uint64).astype(np.int64)
-    teach = check_value_teacher(teacher)
+    teach = check_teacher(teacher)
     sid = teach.compiled_id
     params = teach.param_array()
     streams = [K.new_stream(words[1 + s]) for s in range(players)]
@@ -112,19 +105,10 @@ def generate_values(
 ) -> ValueRows:
     """Play ``games`` value games (in ``jobs`` processes) and put their rows together in
     game order: the result does not depend on ``jobs``."""
-    check_value_teacher(teacher)
+    check_teacher(teacher)
     batches = [list(range(i, min(i + BATCH, games))) for i in range(0, games, BATCH)]
-    results: Iterator[list[ValueRows]]
-    if jobs == 1:
-        results = (_batch(b, seed, teacher) for b in batches)
-    else:  # loky's reusable executor, as positions.generate (see there why)
-        from joblib.externals.loky import get_reusable_executor
-
-        ex = get_reusable_executor(max_workers=jobs, timeout=60)
-        futures = [ex.submit(_batch, b, seed, teacher) for b in batches]
-        results = (f.result() for f in futures)
     parts: list[ValueRows] = []
-    for batch in results:
+    for batch in in_order(_batch, [(b, seed, teacher) for b in batches], jobs):
         parts.extend(batch)
         if on_progress:
             on_progress(len(parts), games)

@@ -6,22 +6,22 @@ and the gate: the search with the new value against the teacher, head to head.
 from __future__ import annotations
 
 import datetime
+import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import haggis_sim as hs
-from strategies import StrategyError
+from strategies import CompiledStrategy, StrategyError
 from strategies.value_features import VALUE_FEATURES
 
-from ..outputs import check_outside
 from .gate import MatchResult, match
-from .model_io import save_model
-from .positions import HOLDOUT_EVERY, combos
+from .model_io import check_output, save_model
+from .positions import HOLDOUT_EVERY, check_teacher, combos
 from .provenance import git_commit
-from .value_data import VALUE_UNITS, check_value_teacher, fit_value, generate_values
+from .value_data import VALUE_UNITS, fit_value, generate_values
 
 DEFAULT_VALUE_TEACHER = "mcts"  # generation 1: the default search (greedy rollouts)
 MAX_VALUE_GAMES = 50_000  # rows take about 0.1 MB a game; the fit about 3x that
@@ -36,12 +36,12 @@ class ValueTrainResult:
     gates: list[MatchResult]
 
 
-def candidate_spec(teacher: str, model: Path) -> str:
+def candidate_spec(teacher: str | CompiledStrategy, model: Path) -> str:
     """The search the new value model plays in: the teacher's settings with
     ``value=net`` and the model (the teacher must be an ``mcts`` spec)."""
-    strat = check_value_teacher(teacher)
+    strat = check_teacher(teacher) if isinstance(teacher, str) else teacher
     if strat.name != "mcts":
-        raise StrategyError(f"--teacher must be an mcts spec, got {teacher!r}")
+        raise StrategyError(f"--teacher must be an mcts spec, got {strat.spec!r}")
     values = {k: v for k, v in strat.values.items() if k not in ("vmodel", "vsha")}
     values["value"] = "net"
     return "mcts:" + ",".join(f"{k}={v}" for k, v in values.items()) + f",vmodel={model}"
@@ -65,12 +65,9 @@ def train_value(
     (2 players; 3 players, one against two) and record the result in the provenance.
 
     Refuses up front (StrategyError) an existing ``out`` without ``force``, a folder that
-    does not exist, and settings that cannot run."""
-    if out.exists() and not force:
-        raise StrategyError(f"{out} exists; pass --force to overwrite it")
-    if not out.parent.is_dir():
-        raise StrategyError(f"folder {out.parent} does not exist")
-    check_outside(out, "--out", StrategyError)
+    does not exist, and settings that cannot run. ``out`` is written once, at the end
+    (the gate plays a copy beside it, removed afterwards): interrupted, it is as it was."""
+    check_output(out, "--out", force)
     if not HOLDOUT_EVERY <= games <= MAX_VALUE_GAMES:
         raise StrategyError(
             f"--games must be {HOLDOUT_EVERY} to {MAX_VALUE_GAMES:,}, got {games:,}"
@@ -79,8 +76,8 @@ def train_value(
         raise StrategyError(f"--hidden must be 1 to {MAX_VALUE_UNITS}, got {units}")
     if gate_games < 0:
         raise StrategyError(f"--gate-games must be 0 or more, got {gate_games}")
-    candidate_spec(teacher, out)  # an mcts teacher, before hours of play
-    teacher_spec = check_value_teacher(teacher).spec
+    teach = check_teacher(teacher)
+    candidate_spec(teach, out)  # an mcts teacher, before hours of play
     t0 = time.monotonic()
 
     def tick(stage: str) -> Callable[[int, int], None] | None:
@@ -99,7 +96,7 @@ def train_value(
         "command": command,
         "seed": seed,
         "games": games,
-        "teacher": teacher_spec,
+        "teacher": teach.spec,
         "presets": sorted({p for p, _ in pairs}),
         "players": sorted({n for _, n in pairs}),
         "split": f"game g held out when g % {HOLDOUT_EVERY} == {HOLDOUT_EVERY - 1}",
@@ -112,16 +109,21 @@ def train_value(
         "git_commit": git_commit(),
         "haggis_sim_version": hs.__version__,
     }
-    save_model(out, weights, prov, force=force, hidden=hidden, features=VALUE_FEATURES)
     gates: list[MatchResult] = []
     if gate_games:
-        cand = candidate_spec(teacher, out)
-        for players in (2, 3):
-            if on_progress:
-                on_progress(f"gate, {players} players", 0, 1)
-            gates.append(match(cand, teacher_spec, gate_games, players, seed, jobs))
-            if on_progress:
-                on_progress(f"gate, {players} players", 1, 1)
+        trial = out.with_name(f".{out.name}.gate-{os.getpid()}.npz")
+        try:
+            save_model(trial, weights, prov, force=True, hidden=hidden, features=VALUE_FEATURES)
+            for players in (2, 3):
+                if on_progress:
+                    on_progress(f"gate, {players} players", 0, 1)
+                got = match(candidate_spec(teach, trial), teach.spec, gate_games, players,
+                            seed, jobs)  # fmt: skip
+                gates.append(replace(got, candidate=candidate_spec(teach, out)))
+                if on_progress:
+                    on_progress(f"gate, {players} players", 1, 1)
+        finally:
+            trial.unlink(missing_ok=True)
         prov["gate"] = [g.as_dict() for g in gates]
-        save_model(out, weights, prov, force=True, hidden=hidden, features=VALUE_FEATURES)
+    save_model(out, weights, prov, force=force, hidden=hidden, features=VALUE_FEATURES)
     return ValueTrainResult(prov, gates)

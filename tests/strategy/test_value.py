@@ -221,6 +221,8 @@ def test_training_a_value_model_is_reproducible(tmp_path: Path) -> None:
     train_value(tmp_path / "a.npz", seed=5, **kw)  # type: ignore[arg-type]
     train_value(tmp_path / "b.npz", seed=5, **kw)  # type: ignore[arg-type]
     train_value(tmp_path / "c.npz", seed=6, **kw)  # type: ignore[arg-type]
+    # the gate's copy of each model is gone: only the three models are left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.npz", "b.npz", "c.npz"]
     a, b, c = (load_value_model(tmp_path / f"{k}.npz") for k in "abc")
     assert a.hidden is not None and b.hidden is not None and c.hidden is not None
     assert np.array_equal(a.weights, b.weights)
