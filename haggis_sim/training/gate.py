@@ -77,7 +77,6 @@ def match(
     pairs = [c for c in combos() if c[1] == players]
     sched = schedule(seed, (TAG_GATE, players), games, 1, pairs)
     step = -(-len(sched) // max(1, jobs * 4))
-    step += (-step) % players  # whole deals per part
     parts = [sched.part(slice(i, i + step)) for i in range(0, len(sched), step)]
     wins = list(in_order(_play, [(p, sids, table) for p in parts], jobs))
     return MatchResult(candidate, opponent, players, len(sched), int(np.concatenate(wins).sum()))

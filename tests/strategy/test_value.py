@@ -140,6 +140,20 @@ def test_gate_games_do_not_depend_on_processes_and_separate_strength() -> None:
     assert a.promoted
     assert not match("random", "heuristic", 40, 2, seed=4).promoted
     assert not match("greedy", "greedy", 60, 3, seed=4).promoted
+    # an even pair, so another split of other games would count other wins
+    even = [match("random:bet=0.5", "random", 120, 2, seed=4, jobs=j) for j in (1, 2)]
+    assert even[0].wins == even[1].wins and 0 < even[0].wins < even[0].games
+
+
+def test_the_gate_promotes_on_the_interval_not_the_rate() -> None:
+    """55 wins of 100 is above chance but its 95% interval is not: a tie, not promoted;
+    65 of 100 is; with 3 players the bar is one in three."""
+    from haggis_sim.training.gate import MatchResult
+
+    assert not MatchResult("a", "b", 2, 100, 55).promoted
+    assert MatchResult("a", "b", 2, 100, 65).promoted
+    assert not MatchResult("a", "b", 3, 300, 110).promoted  # 36.7% [31.4, 42.3]
+    assert MatchResult("a", "b", 3, 300, 125).promoted
 
 
 def test_value_net_search_binds_and_pins_its_model() -> None:
@@ -242,3 +256,19 @@ def test_the_shipped_value_model_records_how_it_was_made() -> None:
     for n in (2, 3):  # the fit explains a good part of the round-end reward
         assert p["fit"][f"holdout_mse_{n}p"] < 0.7 * p["fit"][f"holdout_mse_mean_{n}p"]
     assert {g["players"] for g in p["gate"]} == {2, 3}
+
+
+def test_the_hidden_layer_learns_what_a_linear_score_cannot() -> None:
+    """A planted interaction of two features (no linear part): the fitted network's
+    held-out error is a small fraction of the mean's, which only the hidden layer and
+    its gradient can achieve."""
+    rng = np.random.default_rng(2)
+    n = 8000
+    x = rng.random((n, N_VALUE_FEATURES)).astype(np.float32)
+    x[:, 0] = 1.0
+    logit = 24.0 * (x[:, 5] - 0.5) * (x[:, 10] - 0.5)
+    y = (1.0 / (1.0 + np.exp(-logit))).astype(np.float32)
+    rows = ValueRows(x, y, np.where(np.arange(n) % 2 == 0, 2, 3), np.arange(n) // 3)
+    _, _, info = fit_value(rows, 8, seed=3, maxiter=300)
+    for p in (2, 3):
+        assert info[f"holdout_mse_{p}p"] < 0.2 * info[f"holdout_mse_mean_{p}p"], info
