@@ -171,9 +171,7 @@ def _python_game(
     n = int(rules_arr[L.R_PLAYERS])
     st = S.init_state(rules_arr)
     S.start_game(st, np.int64(seed))
-    seeds = [int(strategy_seed(run_seed, game_id, s)) for s in range(n)]
-    streams = [new_stream(np.int64(sd)) for sd in seeds]
-    gens = [np.random.default_rng(sd & 0xFFFFFFFFFFFFFFFF) for sd in seeds]
+    streams, gens = seat_streams(run_seed, game_id, n)
     buf = np.empty(L.MAX_MOVES, dtype=np.int64)
     while True:
         seat = int(_seat_to_act(st, np.int64(game_id), rounds, cursor))
@@ -181,27 +179,56 @@ def _python_game(
             break
         obs = S.observe(st, seat)
         strat = strategies[int(entries_row[seat])]
-        if is_compiled(strat):
-            assert isinstance(strat, CompiledStrategy)
-            code = strat.act_array(obs, streams[seat])
-        else:
-            k = S.legal_actions(st, buf, True)
-            legal = [action_from_code(seat, int(x)) for x in buf[:k]]
-            chosen = strat.act(Observation.from_array(obs, seat), legal, gens[seat])
-            if isinstance(chosen, Action):
-                # an Action carries its seat: one made for another seat is not legal here
-                code = chosen.code if chosen in legal else -1
-            elif isinstance(chosen, int | np.integer) and not isinstance(chosen, bool):
-                code = int(chosen)
-            else:
-                code = -1
-            if code not in {a.code for a in legal}:
-                raise StrategyActionError(
-                    f"strategy {strat.spec} chose an illegal action {chosen!r} "
-                    f"(game {game_id}, seat {seat})"
-                )
+        code = seat_action(strat, st, obs, seat, streams[seat], gens[seat], buf, game_id)
         _commit(st, code, obs, seat, np.int64(game_id), moves, cursor, log_moves)
     R.record_game(st, np.int64(game_id), games, cursor)
+
+
+def seat_streams(
+    run_seed: int, game_id: int, players: int
+) -> tuple[list[np.ndarray], list[np.random.Generator]]:
+    """The random streams of every seat of game ``game_id``: a splitmix64 stream for a
+    compiled strategy and a numpy generator for one written in Python, both seeded from
+    (run seed, game id, seat)."""
+    seeds = [int(strategy_seed(run_seed, game_id, s)) for s in range(players)]
+    streams = [new_stream(np.int64(sd)) for sd in seeds]
+    gens = [np.random.default_rng(sd & 0xFFFFFFFFFFFFFFFF) for sd in seeds]
+    return streams, gens
+
+
+def seat_action(
+    strat: Strategy,
+    st: np.ndarray,
+    obs: np.ndarray,
+    seat: int,
+    stream: np.ndarray,
+    gen: np.random.Generator,
+    buf: np.ndarray,
+    game_id: int,
+) -> int:
+    """The action ``strat`` takes for ``seat`` (to act at ``st``, seeing ``obs``), as the
+    runner asks it: a compiled kernel from its stream, a Python strategy through
+    :meth:`~strategies.Strategy.act` with the legal actions and its generator.
+    StrategyActionError when a Python strategy answers with an illegal action."""
+    if is_compiled(strat):
+        assert isinstance(strat, CompiledStrategy)
+        return strat.act_array(obs, stream)
+    k = S.legal_actions(st, buf, True)
+    legal = [action_from_code(seat, int(x)) for x in buf[:k]]
+    chosen = strat.act(Observation.from_array(obs, seat), legal, gen)
+    if isinstance(chosen, Action):
+        # an Action carries its seat: one made for another seat is not legal here
+        code = chosen.code if chosen in legal else -1
+    elif isinstance(chosen, int | np.integer) and not isinstance(chosen, bool):
+        code = int(chosen)
+    else:
+        code = -1
+    if code not in {a.code for a in legal}:
+        raise StrategyActionError(
+            f"strategy {strat.spec} chose an illegal action {chosen!r} "
+            f"(game {game_id}, seat {seat})"
+        )
+    return code
 
 
 def play_chunk(
