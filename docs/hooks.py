@@ -7,6 +7,8 @@ docs link to.
 - ``<!-- generated: log tables -->`` becomes one table per logged table (``games``,
   ``rounds``, ``moves``) with every column, its Parquet type (from the very functions
   that build the frames) and its meaning (``haggis_sim.logs.schema.SCHEMA_DOC``).
+- ``<!-- generated: observation layout -->`` becomes the RL environments' observation
+  vector, field by field (offset, size, meaning), from ``haggis_sim.env.encode.FIELDS``.
 - Pages link to the shipped reports, experiment files and benchmark results as the files
   sit in the repository (``../reports/...`` from ``docs/``, right on GitHub too); the
   site copies those folders in as plain files and the links are rewritten to them, so
@@ -28,6 +30,7 @@ REPO_FOLDERS = ("reports", "experiments", "benchmarks/results")
 
 COMMANDS_MARK = "<!-- generated: commands -->"
 LOG_TABLES_MARK = "<!-- generated: log tables -->"
+OBSERVATION_MARK = "<!-- generated: observation layout -->"
 
 
 def _plain(text: str) -> str:
@@ -133,6 +136,28 @@ def undocumented_columns() -> dict[str, set[str]]:
     }
 
 
+def observation_markdown() -> str:
+    """The environments' observation vector: every field with its offset, size and meaning,
+    then the fields of each seat block."""
+    from haggis_sim.env import encode as E
+
+    rows = ["| offset | size | field | meaning |", "|---:|---:|---|---|"]
+    for name, size, _, meaning in E.FIELDS:
+        rows.append(f"| {E.offsets()[name]} | {size} | `{name}` | {_cell(meaning)} |")
+    seat = ["| offset in the block | size | field | meaning |", "|---:|---:|---|---|"]
+    at = 0
+    for name, size, _, meaning in E.SEAT_FIELDS:
+        seat.append(f"| {at} | {size} | `{name}` | {_cell(meaning)} |")
+        at += size
+    return (
+        f"{E.SIZE} float32 entries:\n\n"
+        + "\n".join(rows)
+        + f"\n\nEach seat block (`seat_0`, `seat_1`, `seat_2`; {E.SEAT_SIZE} entries):\n\n"
+        + "\n".join(seat)
+        + "\n"
+    )
+
+
 def tracked_files(folder: str) -> list[Path]:
     """The files of a repository folder that git tracks: the shipped reports, not the run
     folders an experiment leaves beside them (gitignored, hundreds of MB). Outside a git
@@ -184,4 +209,6 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         markdown = markdown.replace(COMMANDS_MARK, commands_markdown())
     if LOG_TABLES_MARK in markdown:
         markdown = markdown.replace(LOG_TABLES_MARK, log_tables_markdown())
+    if OBSERVATION_MARK in markdown:
+        markdown = markdown.replace(OBSERVATION_MARK, observation_markdown())
     return rewrite_repo_links(markdown)

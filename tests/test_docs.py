@@ -127,3 +127,16 @@ def test_readme_experiment_command_runs_small(tmp_path: Path) -> None:
     res = invoke("experiment", str(small), "--out", str(out), "--jobs", "1")
     assert res.exit_code == 0, (res.stdout, res.stderr)
     assert (out / "index.html").is_file() and (out / "summary.json").is_file()
+
+
+def test_the_observation_layout_page_lists_every_field_at_its_offset() -> None:
+    """The RL page's observation table is generated from ``encode.FIELDS``: every field
+    at the offset the compiled encoder writes it, and the page carries the mark."""
+    from haggis_sim.env import encode as E
+
+    table = hooks().observation_markdown()
+    for name, size, _, _ in E.FIELDS:
+        assert f"| {E.offsets()[name]} | {size} | `{name}` |" in table
+    assert f"{E.SIZE} float32 entries" in table
+    assert E.offsets()["seat_1"] - E.offsets()["seat_0"] == E.SEAT_SIZE
+    assert "<!-- generated: observation layout -->" in (DOCS / "rl.md").read_text()

@@ -42,6 +42,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("strategies", ("strategies",)),
     ("log format", ("haggis_sim.logs",)),
     ("simulation", ("haggis_sim.runner",)),
+    # the RL environments drive the engine; the Gymnasium wrapper's opponents are asked as
+    # the runner asks strategies (haggis_sim.runner.chunk.seat_action)
+    ("rl environments", ("haggis_sim.env",)),
     # training plays its games in the runner's compiled loop: it sits above the runner
     ("training", ("haggis_sim.training",)),
     # the HTML pages' templates and their environment (jinja2 only): below every page writer

@@ -1,0 +1,65 @@
+"""Haggis for reinforcement learning: a PettingZoo AEC environment and a Gymnasium wrapper.
+
+Needs the ``[rl]`` extra (``pip install 'haggis-sim[rl]'``: PettingZoo and Gymnasium).
+
+- :func:`env` / :func:`raw_env` / :class:`HaggisEnv` (:mod:`.aec`): every seat an agent;
+- :class:`HaggisGymEnv` (:mod:`.gym`): one learning seat, the others played by built-in
+  or plug-in strategies (``opponents=["mcts", "heuristic"]``);
+- the fixed action space (:mod:`.actions`: :func:`describe_action`, :func:`action_code`,
+  :func:`action_index`, :func:`n_actions`) and the observation layout
+  (:mod:`.encode`: ``FIELDS``) are importable without the extra.
+
+Names are imported on first use, so the action table and the layout do not need
+PettingZoo.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_API = {
+    "HaggisEnv": "haggis_sim.env.aec",
+    "env": "haggis_sim.env.aec",
+    "raw_env": "haggis_sim.env.aec",
+    "HaggisGymEnv": "haggis_sim.env.gym",
+    "MissingExtraError": "haggis_sim.env._deps",
+    "action_code": "haggis_sim.env.actions",
+    "action_index": "haggis_sim.env.actions",
+    "describe_action": "haggis_sim.env.actions",
+    "n_actions": "haggis_sim.env.actions",
+    "ActionTableError": "haggis_sim.env.actions",
+}
+
+if TYPE_CHECKING:
+    from ._deps import MissingExtraError
+    from .actions import ActionTableError, action_code, action_index, describe_action, n_actions
+    from .aec import HaggisEnv, env, raw_env
+    from .gym import HaggisGymEnv
+
+
+def __getattr__(name: str) -> Any:
+    module = _API.get(name)
+    if module is None:
+        raise AttributeError(f"module 'haggis_sim.env' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_API])
+
+
+__all__ = [
+    "ActionTableError",
+    "HaggisEnv",
+    "HaggisGymEnv",
+    "MissingExtraError",
+    "action_code",
+    "action_index",
+    "describe_action",
+    "env",
+    "n_actions",
+    "raw_env",
+]

@@ -1,0 +1,21 @@
+"""The optional packages of the environments (the ``[rl]`` extra), or one clear error."""
+
+from __future__ import annotations
+
+from ..errors import InputError
+
+
+class MissingExtraError(InputError, ImportError):
+    """PettingZoo or Gymnasium is not installed."""
+
+
+try:
+    import gymnasium
+    import pettingzoo
+except ImportError as exc:  # pragma: no cover - exercised by tests/env/test_missing_extra.py
+    raise MissingExtraError(
+        f"haggis_sim.env needs the [rl] extra ({exc.name} is not installed): "
+        "pip install 'haggis-sim[rl]'"
+    ) from None
+
+__all__ = ["MissingExtraError", "gymnasium", "pettingzoo"]

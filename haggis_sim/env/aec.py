@@ -1,0 +1,293 @@
+"""Haggis as a PettingZoo AEC environment over the compiled engine.
+
+One episode is one whole game, dealt exactly as ``hs.Game(rules, seed, game_id)`` and
+the runner deal it (RULES.md; a game's rounds follow from its deal seed). Agents are
+``player_0`` .. ``player_{n-1}`` (the engine's seats); the agent to act is the seat the
+rules say acts next, so a seat acts several times in a row when it bets and then plays,
+or when a give decision is its own.
+
+Observations are dicts: ``"observation"``, the float32 vector of
+:mod:`haggis_sim.env.encode` (the agent's information set only), and ``"action_mask"``,
+int8 over the action space of :mod:`haggis_sim.env.actions` (1 exactly at the legal
+actions of the agent to act; all zero for the others). ``infos[agent]["legal_actions"]``
+holds the same legal action indices as an array, for agents that would rather not scan
+the mask.
+
+Rewards (``reward=``): ``"game"`` (default) gives nothing until the game ends, then the
+winner +1 and every other seat -1/(players-1) (zero-sum); ``"round"`` gives every seat its
+points at the end of each round, so an episode's return is the seat's final game score.
+
+An illegal action raises :class:`haggis_sim.IllegalAction` and changes nothing (the
+project's rule for every API; PettingZoo's TerminateIllegalWrapper is not applied).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+
+from ..engine import layout as L
+from ..engine import rounds as RD
+from ..engine import state as S
+from ..errors import IllegalAction, InputError
+from ..position import Observation, game_seed
+from ..rules import Rules
+from . import actions as A
+from . import encode as E
+from ._deps import gymnasium, pettingzoo
+
+Reward = Literal["game", "round"]
+REWARDS: tuple[Reward, ...] = ("game", "round")
+
+
+def make_rules(rules: Rules | None, preset: str, players: int, flags: dict[str, Any]) -> Rules:
+    """The rules of an environment: ``rules`` as given, or a preset with flags."""
+    if rules is not None:
+        if not isinstance(rules, Rules):
+            raise InputError(f"rules must be a haggis_sim.Rules, got {type(rules).__name__}")
+        if flags:
+            raise InputError("give either rules= or a preset with rule flags, not both")
+        return rules
+    return Rules.preset(preset, players=players, **flags)
+
+
+def _is_int(value: object, low: int, high: int) -> bool:
+    """Whether ``value`` is an integer (not a bool) in ``[low, high)``."""
+    return (
+        isinstance(value, int | np.integer)
+        and not isinstance(value, bool)
+        and low <= int(value) < high
+    )
+
+
+class HaggisEnv(pettingzoo.AECEnv):
+    """A game of Haggis for 2 or 3 agents; see the module doc for spaces and rewards.
+
+    >>> from haggis_sim.env import raw_env
+    >>> env = raw_env(preset="revised", players=2)
+    >>> env.reset(seed=7)
+    >>> obs, reward, terminated, truncated, info = env.last()
+    >>> obs["observation"].shape, int(obs["action_mask"].sum()) == len(info["legal_actions"])
+    ((424,), True)
+    """
+
+    metadata: dict[str, Any] = {
+        "name": "haggis_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        preset: str = "revised",
+        players: int = 2,
+        reward: Reward = "game",
+        rules: Rules | None = None,
+        render_mode: str | None = None,
+        **flags: Any,
+    ) -> None:
+        super().__init__()
+        self.rules = make_rules(rules, preset, players, flags)
+        if reward not in REWARDS:
+            raise InputError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise InputError(
+                f"render_mode must be one of {', '.join(self.metadata['render_modes'])} "
+                f"or None, got {render_mode!r}"
+            )
+        self.reward_kind: Reward = reward
+        self.render_mode = render_mode
+        n = self.rules.players
+        self.possible_agents = [f"player_{s}" for s in range(n)]
+        self.agent_name_mapping = {a: s for s, a in enumerate(self.possible_agents)}
+        self.n_actions = A.n_actions(n)
+        _, self._sorted_codes, self._sorted_index = A.table()
+        low, high = E.bounds()
+        obs_space = gymnasium.spaces.Dict(
+            {
+                "observation": gymnasium.spaces.Box(low, high, dtype=np.float32),
+                "action_mask": gymnasium.spaces.Box(0, 1, (self.n_actions,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {
+            a: gymnasium.spaces.Discrete(self.n_actions) for a in self.possible_agents
+        }
+        self._rules_arr = self.rules.to_array()
+        self._codes = np.empty(L.MAX_MOVES, dtype=np.int64)
+        self._index_buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+        self._legal = np.empty(0, dtype=np.int64)
+        self._st = S.init_state(self._rules_arr)
+        self.seed_value = 0
+        self.game_id = -1
+        self.agents: list[str] = []
+
+    # --- spaces ----------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> Any:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> Any:
+        return self.action_spaces[agent]
+
+    # --- the game ----------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new game: game ``options["game_id"]`` of run seed ``seed``.
+
+        Without a seed the last one is kept (0 at first); without a game id the next
+        game of that seed is dealt (0 after a new seed), so successive resets walk the
+        games of a run as the runner numbers them.
+        """
+        game_id = None if options is None else options.get("game_id")
+        # both checked before anything changes: a refused reset leaves the game as it was
+        if seed is not None and not _is_int(seed, -(2**63), 2**63):
+            raise InputError(f"seed must be a 64-bit integer, got {seed!r}")
+        if game_id is not None and not _is_int(game_id, 0, 2**63):
+            raise InputError(f"game_id must be a non-negative 64-bit integer, got {game_id!r}")
+        if seed is not None:
+            self.seed_value = int(seed)
+            self.game_id = -1
+        self.game_id = self.game_id + 1 if game_id is None else int(game_id)
+        self._st = S.init_state(self._rules_arr)
+        S.start_game(self._st, np.int64(game_seed(self.seed_value, self.game_id)))
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._select()
+
+    def _select(self) -> None:
+        """Make the seat to act the selected agent and list its legal actions."""
+        seat = int(self._st[L.S_TO_ACT])
+        self.agent_selection = self.possible_agents[seat]
+        idx = self._index_buf
+        n = A.legal_indices(self._st, self._codes, self._sorted_codes, self._sorted_index, idx)
+        if n < 0:
+            code = int(self._codes[-1 - n])
+            raise A.ActionTableError(f"legal action {code:#x} has no index in the action table")
+        self._legal = idx[:n].copy()
+        self.infos[self.agent_selection] = {"legal_actions": self._legal}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+            raise IllegalAction(f"{agent}: not an action index: {action!r}")
+        if not (self._legal == action).any():
+            if not 0 <= action < self.n_actions:
+                raise IllegalAction(
+                    f"{agent}: action {action} is outside the action space 0..{self.n_actions - 1}"
+                )
+            raise IllegalAction(
+                f"{agent} cannot {A.describe_action(int(action), self.rules.players)} now"
+            )
+        seat = self.agent_name_mapping[agent]
+        code = A.action_code(int(action), seat, self.rules.players)
+        S.apply_action(self._st, np.int64(code))
+        self.infos[agent] = {}
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        if self._st[L.S_PHASE] == L.PH_ROUND_OVER:
+            if self.reward_kind == "round":
+                for s, a in enumerate(self.agents):
+                    self.rewards[a] = float(self._st[L.S_SC_TOTAL + s])
+            if RD.next_round(self._st):
+                self._game_over()
+                return
+        self._accumulate_rewards()
+        self._select()
+
+    def _game_over(self) -> None:
+        n = self.rules.players
+        winner = int(self._st[L.S_WINNER])
+        if self.reward_kind == "game":
+            for s, a in enumerate(self.agents):
+                self.rewards[a] = 1.0 if s == winner else -1.0 / (n - 1)
+        for a in self.agents:
+            self.terminations[a] = True
+            self.infos[a] = {}
+        self._legal = np.empty(0, dtype=np.int64)
+        self._accumulate_rewards()
+        # the game's last actor is still selected: every agent then takes its dead step
+
+    # --- what agents see ---------------------------------------------------------------------
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.agent_name_mapping[agent]
+        vec = np.zeros(E.SIZE, dtype=np.float32)
+        E.encode_state(self._st, seat, vec)
+        mask = np.zeros(self.n_actions, dtype=np.int8)
+        if agent == self.agent_selection and not self.terminations[agent]:
+            mask[self._legal] = 1
+        return {"observation": vec, "action_mask": mask}
+
+    def observation_of(self, agent: str) -> Observation:
+        """The agent's full information set as a :class:`haggis_sim.Observation`."""
+        seat = self.agent_name_mapping[agent]
+        return Observation.from_array(S.observe(self._st, seat), seat)
+
+    def legal_actions(self) -> np.ndarray:
+        """The legal action indices of the selected agent (a copy; empty once over)."""
+        return self._legal.copy()
+
+    def action_code(self, action: int, agent: str | None = None) -> int:
+        """The engine's packed action of index ``action`` for ``agent`` (default: selected)."""
+        seat = self.agent_name_mapping[agent or self.agent_selection]
+        return A.action_code(int(action), seat, self.rules.players)
+
+    def action_index(self, code: int, agent: str | None = None) -> int:
+        """The action index of the engine's packed action ``code`` for ``agent``
+        (default: selected); ActionTableError for a code that is no action."""
+        seat = self.agent_name_mapping[agent or self.agent_selection]
+        return A.action_index(int(code), seat, self.rules.players)
+
+    @property
+    def state_array(self) -> np.ndarray:
+        """A copy of the engine state (full information: for tests and tools, not agents)."""
+        return self._st.copy()
+
+    # --- showing it --------------------------------------------------------------------------
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        text = self._text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def _text(self) -> str:
+        st = self._st
+        n = self.rules.players
+        phase = L.PHASES[int(st[L.S_PHASE])]
+        lines = [
+            f"{self.rules.label} game {self.game_id} of seed {self.seed_value}, "
+            f"round {int(st[L.S_ROUND_NO]) + 1}, {phase}"
+        ]
+        top = int(st[L.S_TOP])
+        if top:
+            from ..combos import Combo
+
+            lines.append(f"top: {Combo(top)} by player_{int(st[L.S_TOP_SEAT])}")
+        for s in range(n):
+            size = int(st[L.S_HAND + s]).bit_count()
+            mark = "*" if s == int(st[L.S_TO_ACT]) and phase != "game_over" else " "
+            lines.append(f"{mark} player_{s}: {size} cards, score {int(st[L.S_SCORE + s])}")
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        """Nothing to release (the engine state is a numpy array)."""
+
+
+def raw_env(**kwargs: Any) -> HaggisEnv:
+    """The environment without PettingZoo's wrappers (fastest); arguments as :class:`HaggisEnv`."""
+    return HaggisEnv(**kwargs)
+
+
+def env(**kwargs: Any) -> Any:
+    """The environment in PettingZoo's order-enforcing wrapper (the usual entry point)."""
+    return pettingzoo.utils.wrappers.OrderEnforcingWrapper(HaggisEnv(**kwargs))

@@ -1,0 +1,140 @@
+"""A Gymnasium single-agent wrapper: one learning seat, the other seats played by strategies.
+
+The opponents are any built-in or plug-in strategy specs (``"mcts:iters=64"``,
+``"heuristic"``, a registered plug-in's name), asked exactly as the runner asks them:
+the same observation, the same random streams seeded from (run seed, game id, seat).
+So an episode of seed ``s`` and game id ``g`` in which the learning seat happens to play
+as some strategy would play is game ``g`` of ``haggis-sim run --seed s --seats fixed``
+with that strategy in the learning seat (tests/env/test_gym.py checks it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from strategies import Strategy, make
+
+from ..engine import layout as L
+from ..engine import state as S
+from ..errors import InputError
+from ..runner.chunk import seat_action, seat_streams
+from ._deps import gymnasium
+from .aec import HaggisEnv, Reward
+
+
+class HaggisGymEnv(gymnasium.Env):
+    """Haggis from one seat's chair: ``step(action)`` plays the agent's action, then the
+    opponents' until the agent is to act again or the game is over.
+
+    ``opponents`` names a strategy for every other seat, in turn order after ``seat``
+    (one spec: the same strategy in every other seat). Spaces, observations, rewards and
+    ``reset(seed=, options={"game_id": })`` are those of :class:`HaggisEnv` for the
+    agent's seat; the reward of a step is what the agent earned since its last action.
+
+    >>> from haggis_sim.env import HaggisGymEnv
+    >>> env = HaggisGymEnv(opponents=["heuristic"], preset="revised")
+    >>> obs, info = env.reset(seed=3)
+    >>> obs["observation"].shape, int(env.action_space.n) == obs["action_mask"].size
+    ((424,), True)
+    """
+
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(
+        self,
+        opponents: Sequence[str | Strategy] | str = ("heuristic",),
+        preset: str = "revised",
+        players: int | None = None,
+        seat: int = 0,
+        reward: Reward = "game",
+        render_mode: str | None = None,
+        **flags: Any,
+    ) -> None:
+        specs = [opponents] if isinstance(opponents, str | Strategy) else list(opponents)
+        if players is None:
+            players = len(specs) + 1
+        if players not in (2, 3):
+            raise InputError(f"players must be 2 or 3, not {players!r}")
+        if len(specs) == 1:
+            specs = specs * (players - 1)
+        if len(specs) != players - 1:
+            raise InputError(
+                f"{players} players need {players - 1} opponents (or one for every seat), "
+                f"got {len(specs)}"
+            )
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players:
+            raise InputError(f"seat must be 0..{players - 1}, got {seat!r}")
+        self.aec = HaggisEnv(
+            preset=preset, players=players, reward=reward, render_mode=render_mode, **flags
+        )
+        self.seat = seat
+        self.agent = self.aec.possible_agents[seat]
+        self.opponents: dict[int, Strategy] = {}
+        for k, spec in enumerate(specs):
+            strat = spec if isinstance(spec, Strategy) else make(spec)
+            self.opponents[(seat + 1 + k) % players] = strat
+        self.observation_space = self.aec.observation_space(self.agent)
+        self.action_space = self.aec.action_space(self.agent)
+        self.render_mode = render_mode
+        self._buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+
+    @property
+    def rules(self) -> Any:
+        return self.aec.rules
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Deal a game (as :meth:`HaggisEnv.reset`) and play the opponents up to the
+        agent's first decision."""
+        self.aec.reset(seed=seed, options=options)  # checks both first; InputError if bad
+        # Gymnasium's own generator (unused by the game) wants a non-negative seed
+        super().reset(seed=None if seed is None else int(seed) & (2**64 - 1))
+        players = self.aec.rules.players
+        self._streams, self._gens = seat_streams(self.aec.seed_value, self.aec.game_id, players)
+        self._reward = 0.0
+        self._play_opponents()
+        return self.aec.observe(self.agent), self._info()
+
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        """Play the agent's action, then the opponents'; IllegalAction (nothing changed)
+        for an action that is not legal now."""
+        if not self.aec.agents or self.aec.terminations[self.agent]:
+            raise InputError("the game is over: call reset() before step()")
+        self.aec.step(action)
+        self._play_opponents()
+        over = self.aec.terminations[self.agent]
+        return self.aec.observe(self.agent), self._reward, over, False, self._info()
+
+    def _play_opponents(self) -> None:
+        aec = self.aec
+        st = aec._st
+        while not aec.terminations[self.agent] and aec.agent_selection != self.agent:
+            seat = int(st[L.S_TO_ACT])
+            code = seat_action(
+                self.opponents[seat],
+                st,
+                S.observe(st, seat),
+                seat,
+                self._streams[seat],
+                self._gens[seat],
+                self._buf,
+                aec.game_id,
+            )
+            aec.step(aec.action_index(code, aec.agent_selection))
+        # everything the agent earned since it last acted (its own step and the opponents')
+        self._reward = float(aec._cumulative_rewards[self.agent])
+
+    def _info(self) -> dict[str, Any]:
+        info = dict(self.aec.infos.get(self.agent, {}))
+        if self.aec.terminations[self.agent]:
+            st = self.aec._st
+            info["scores"] = tuple(int(st[L.S_SCORE + s]) for s in range(self.rules.players))
+            info["winner"] = int(st[L.S_WINNER])
+        return info
+
+    def render(self) -> str | None:
+        return self.aec.render()
