@@ -103,7 +103,7 @@ class HaggisGymEnv(gymnasium.Env):
         """Play the agent's action, then the opponents'; IllegalAction (nothing changed)
         for an action that is not legal now."""
         if not self.aec.agents or self.aec.terminations[self.agent]:
-            raise InputError("the game is over: call reset() before step()")
+            raise InputError("no game in progress (over, or never dealt): call reset() first")
         self.aec.step(action)
         self._play_opponents()
         over = self.aec.terminations[self.agent]

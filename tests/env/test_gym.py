@@ -139,6 +139,8 @@ def test_bad_use_is_refused_and_changes_nothing() -> None:
             HaggisGymEnv(**kwargs)  # type: ignore[arg-type]
         assert "\n" not in str(err.value)
     env = HaggisGymEnv(opponents=["heuristic"])
+    with pytest.raises(hs.InputError, match="reset"):
+        env.step(0)  # before any reset
     _, info = env.reset(seed=1)
     before = env.aec.state_array
     legal = set(info["legal_actions"].tolist())
