@@ -16,6 +16,7 @@ from haggis_sim.engine import moves as M
 from haggis_sim.engine import state as S
 from haggis_sim.env import actions as A
 from haggis_sim.env.actions import ActionTableError, action_code, action_index, describe_action
+from haggis_sim.training.positions import combos
 
 
 def _full_hand_plays(nsuits: int) -> set[int]:
@@ -94,18 +95,6 @@ def test_descriptions_name_the_actions():
     assert describe_action(action_index(code, 0, 2), 2) == "play 3a 4a 5a (run to 5)"
 
 
-def rulesets() -> list[tuple[str, int]]:
-    out = []
-    for preset in hs.PRESETS:
-        for players in (2, 3):
-            try:
-                hs.Rules.preset(preset, players=players)
-            except ValueError:
-                continue
-            out.append((preset, players))
-    return out
-
-
 def test_legal_indices_are_exactly_the_engines_legal_actions_on_random_games():
     """Every state of 10 random games per ruleset (bets, gives, every phase): the indices
     the environments mark legal map to exactly the engine's legal actions, and
@@ -115,7 +104,7 @@ def test_legal_indices_are_exactly_the_engines_legal_actions_on_random_games():
     _, sorted_codes, sorted_index = A.table()
     checked = kinds = 0
     seen_types: set[int] = set()
-    for k, (preset, players) in enumerate(rulesets()):
+    for k, (preset, players) in enumerate(combos()):
         rules = hs.Rules.preset(preset, players=players)
         for g in range(10):
             states = np.empty((8000, L.STATE_SIZE), dtype=np.int64)

@@ -15,6 +15,7 @@ from haggis_sim.engine import layout as L
 from haggis_sim.engine import state as S
 from haggis_sim.env import encode as E
 from haggis_sim.env import env, raw_env
+from haggis_sim.training.positions import combos
 
 # the warnings PettingZoo's api_test gives for any dict observation with an action mask
 # (its own classic games with masks are exempted from them by name)
@@ -231,9 +232,7 @@ def test_ten_thousand_random_episodes_complete() -> None:
     """10,000 whole games of uniformly random legal actions over every ruleset, through the
     environment's own checks; every 50th game also observes at every step and checks the
     observation lies in the observation space."""
-    from test_actions import rulesets
-
-    sets = rulesets()
+    sets = combos()
     envs = {rs: raw_env(preset=rs[0], players=rs[1]) for rs in sets}
     rng = np.random.default_rng(10_000)
     steps = 0

@@ -34,6 +34,7 @@ from haggis_sim.engine import state as S
 from haggis_sim.engine.rng import new_stream
 from haggis_sim.runner.chunk import ChunkLogs, StrategyActionError, play_chunk
 from haggis_sim.runner.seating import strategy_seed
+from haggis_sim.training.positions import combos
 from strategies import CompiledStrategy, Param, Strategy, StrategyError
 from strategies.ismcts import determinize
 
@@ -44,19 +45,7 @@ BUF = np.empty(L.MAX_MOVES, dtype=np.int64)
 DEAL = [L.S_HAND, L.S_HAND + 1, L.S_HAND + 2, L.S_HAGGIS]  # where the unseen cards are
 
 
-def all_rulesets() -> list[tuple[str, int]]:
-    out = []
-    for preset in hs.PRESETS:
-        for players in (2, 3):
-            try:
-                hs.Rules.preset(preset, players=players)
-            except ValueError:
-                continue
-            out.append((preset, players))
-    return out
-
-
-RULESETS = all_rulesets()
+RULESETS = combos()  # every (preset, players) pair the rules allow
 
 
 def rules_array(preset: str, players: int) -> np.ndarray:
