@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import shlex
 import sys
+from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..errors import InputError
 from .common import fail, parse_games, quiet_terminal
 from .train import Jobs, parse_count
+
+if TYPE_CHECKING:
+    from ..training.gate import MatchResult
 
 Out = Annotated[Path, typer.Option("--out", help="Value model file to write (.npz).")]
 Games = Annotated[
@@ -36,7 +40,31 @@ GateGames = Annotated[
         "and with 3 (one against two); 0: no gate.",
     ),
 ]
-Force = Annotated[bool, typer.Option("--force", help="Overwrite --out.")]
+Generations = Annotated[
+    int,
+    typer.Option(
+        "--generations",
+        help="Generations of self-play: each learns from the current champion's self-play "
+        "and replaces it only when its gate shows it stronger; models go to OUT.genK.npz "
+        "and OUT becomes the last promoted one (needs --gate-games). 1: one model, OUT.",
+    ),
+]
+Window = Annotated[
+    int | None,
+    typer.Option(
+        "--window",
+        help="With --generations: each fit uses the self-play of this many latest "
+        "generations (default 2).",
+    ),
+]
+Force = Annotated[
+    bool,
+    typer.Option(
+        "--force",
+        help="Overwrite --out (and, with --generations, generation files of other "
+        "settings; a generation of the same settings is kept and resumed from).",
+    ),
+]
 
 
 def _gate_count(text: str) -> int:
@@ -53,6 +81,8 @@ def train_value(
     teacher: Teacher = "mcts",
     hidden: Hidden = 16,
     gate_games: GateGames = "0",
+    generations: Generations = 1,
+    window: Window = None,
     jobs: Jobs = 1,
     force: Force = False,
 ) -> None:
@@ -64,12 +94,20 @@ def train_value(
     --gate-games N, the teacher with value=net and the new model then plays N games
     against the teacher with 2 players and N with 3 (one against two), and the win rates
     with their 95% intervals are printed and kept in the model's provenance.
+
+    With --generations K the value is learned in generations (docs: "Generations of the
+    value"); an interrupted chain resumes from the generation files it wrote; when no
+    generation is promoted, OUT is not written and the exit status is 1.
     """
     try:
         n_games = parse_games(games)
         n_gate = _gate_count(gate_games)
         if jobs < 1:
             raise InputError(f"--jobs must be 1 or more, got {jobs}")
+        if generations < 1:
+            raise InputError(f"--generations must be 1 or more, got {generations}")
+        if window is not None and generations == 1:
+            raise InputError("--window needs --generations 2 or more")
     except InputError as exc:
         raise fail(str(exc)) from None
     from rich.console import Console
@@ -77,6 +115,7 @@ def train_value(
 
     from strategies import StrategyError
 
+    from ..training.value_chain import DEFAULT_WINDOW, Generation, train_value_chain
     from ..training.value_train import train_value as run
 
     command = "haggis-sim train-value " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else [])
@@ -89,6 +128,43 @@ def train_value(
             tasks[stage] = progress.add_task(stage, total=total)
         progress.update(tasks[stage], completed=done, total=total)
 
+    if generations > 1:
+        chain_run = partial(train_value_chain, out, generations=generations, games=n_games,
+                            seed=seed, teacher=teacher, units=hidden, gate_games=n_gate,
+                            window=window or DEFAULT_WINDOW, jobs=jobs, force=force,
+                            command=command, on_progress=on_progress)  # fmt: skip
+
+        def on_generation(gen: Generation) -> None:
+            made = "resumed from its file" if gen.resumed else "new"
+            progress.console.print(f"generation {gen.number} ({made}): {gen.path}", soft_wrap=True)
+            for g in gen.gates:
+                progress.console.print("  " + gate_line(g), soft_wrap=True)
+            progress.console.print(
+                "  promoted: the new champion" if gen.promoted else "  not promoted"
+            )
+
+        try:
+            with progress:
+                chain = chain_run(on_generation=on_generation)
+        except StrategyError as exc:
+            raise fail(str(exc)) from None
+        except KeyboardInterrupt:
+            typer.echo(
+                f"interrupted: {out} is as it was; the finished generations' files are kept "
+                "and the same command resumes from them",
+                err=True,
+            )
+            raise typer.Exit(code=130) from None
+        if chain.written is None:
+            typer.echo(
+                f"no generation was shown stronger than {chain.champion}: {out} not written",
+                err=True,
+            )
+            raise typer.Exit(code=1)
+        typer.echo(
+            f"wrote {out}: generation {chain.champion_number}, the champion {chain.champion}"
+        )
+        return
     try:
         with progress:
             result = run(out, games=n_games, seed=seed, teacher=teacher, units=hidden,
@@ -109,9 +185,14 @@ def train_value(
                 f"{fit[f'holdout_rows_{n}p']:,} decisions)"
             )
     for g in result.gates:
-        lo, hi = g.interval
-        verdict = "stronger" if g.promoted else "not shown stronger"
-        typer.echo(
-            f"gate, {g.players} players: value=net won {g.wins:,} of {g.games:,} "
-            f"({g.win_rate:.1%} [{lo:.1%}, {hi:.1%}], chance {g.chance:.1%}): {verdict}"
-        )
+        typer.echo(gate_line(g))
+
+
+def gate_line(g: MatchResult) -> str:
+    """One gate's result for people: wins, rate, interval, chance and the verdict."""
+    lo, hi = g.interval
+    verdict = "stronger" if g.promoted else "not shown stronger"
+    return (
+        f"gate, {g.players} players: value=net won {g.wins:,} of {g.games:,} "
+        f"({g.win_rate:.1%} [{lo:.1%}, {hi:.1%}], chance {g.chance:.1%}): {verdict}"
+    )

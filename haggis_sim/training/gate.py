@@ -80,3 +80,17 @@ def match(
     parts = [sched.part(slice(i, i + step)) for i in range(0, len(sched), step)]
     wins = list(in_order(_play, [(p, sids, table) for p in parts], jobs))
     return MatchResult(candidate, opponent, players, len(sched), int(np.concatenate(wins).sum()))
+
+
+def promotes(gates: list[MatchResult]) -> bool:
+    """A generation's verdict from its gates (one match per player count): promoted when
+    it is shown stronger at one player count (the interval wholly above chance) and not
+    shown weaker at any (no interval wholly below chance).
+
+    >>> a = MatchResult("new", "old", 2, 1000, 560)
+    >>> b = MatchResult("new", "old", 3, 1000, 330)
+    >>> promotes([a, b]), promotes([b]), promotes([a, MatchResult("new", "old", 3, 1000, 280)])
+    (True, False, False)
+    """
+    shown_weaker = any(g.interval[1] < g.chance for g in gates)
+    return any(g.promoted for g in gates) and not shown_weaker

@@ -17,11 +17,11 @@ import haggis_sim as hs
 from strategies import CompiledStrategy, StrategyError
 from strategies.value_features import VALUE_FEATURES
 
-from .gate import MatchResult, match
+from .gate import MatchResult, match, promotes
 from .model_io import check_output, save_model
 from .positions import HOLDOUT_EVERY, check_teacher, combos
 from .provenance import git_commit
-from .value_data import VALUE_UNITS, fit_value, generate_values
+from .value_data import VALUE_UNITS, ValueRows, fit_value, generate_values
 
 DEFAULT_VALUE_TEACHER = "mcts"  # generation 1: the default search (greedy rollouts)
 MAX_VALUE_GAMES = 50_000  # rows take about 0.1 MB a game; the fit about 3x that
@@ -68,6 +68,21 @@ def train_value(
     does not exist, and settings that cannot run. ``out`` is written once, at the end
     (the gate plays a copy beside it, removed afterwards): interrupted, it is as it was."""
     check_output(out, "--out", force)
+    teach = check_settings(teacher, out, games, units, gate_games)
+    t0 = time.monotonic()
+    rows = generate_values(games, seed, teacher, jobs, stage_progress(on_progress, "self-play"))
+    return fit_and_gate(out, rows, teach, seed=seed, games=games, units=units,
+                        gate_games=gate_games, jobs=jobs, force=force, command=command,
+                        play_seconds=round(time.monotonic() - t0, 1),
+                        on_progress=on_progress)  # fmt: skip
+
+
+def check_settings(
+    teacher: str, out: Path, games: int, units: int, gate_games: int
+) -> CompiledStrategy:
+    """The teacher, once the settings are known to run (StrategyError naming the option
+    otherwise): a checked count of games, of hidden units and of gate games, and an
+    ``mcts`` teacher."""
     if not HOLDOUT_EVERY <= games <= MAX_VALUE_GAMES:
         raise StrategyError(
             f"--games must be {HOLDOUT_EVERY} to {MAX_VALUE_GAMES:,}, got {games:,}"
@@ -78,16 +93,37 @@ def train_value(
         raise StrategyError(f"--gate-games must be 0 or more, got {gate_games}")
     teach = check_teacher(teacher)
     candidate_spec(teach, out)  # an mcts teacher, before hours of play
-    t0 = time.monotonic()
+    return teach
 
-    def tick(stage: str) -> Callable[[int, int], None] | None:
-        if on_progress is None:
-            return None
-        report = on_progress
-        return lambda done, total: report(stage, done, total)
 
-    rows = generate_values(games, seed, teacher, jobs, tick("self-play"))
-    play_seconds = round(time.monotonic() - t0, 1)
+def stage_progress(on_progress: Progress | None, stage: str) -> Callable[[int, int], None] | None:
+    """``on_progress`` bound to one stage's name (None without one)."""
+    if on_progress is None:
+        return None
+    report = on_progress
+    return lambda done, total: report(stage, done, total)
+
+
+def fit_and_gate(
+    out: Path,
+    rows: ValueRows,
+    teach: CompiledStrategy,
+    *,
+    seed: int,
+    games: int,
+    units: int,
+    gate_games: int,
+    jobs: int,
+    force: bool,
+    command: str,
+    play_seconds: float,
+    on_progress: Progress | None = None,
+    stage: str = "",
+    extra: dict[str, Any] | None = None,
+) -> ValueTrainResult:
+    """Fit the value model to ``rows`` (the self-play of ``teach``, ``games`` games of
+    ``seed``), gate it against ``teach`` with ``gate_games`` (2 and 3 players; 0: no gate,
+    games of ``seed``) and write it to ``out`` with its provenance (plus ``extra``)."""
     t1 = time.monotonic()
     weights, hidden, fit = fit_value(rows, units, seed)
     pairs = combos()
@@ -108,22 +144,27 @@ def train_value(
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "git_commit": git_commit(),
         "haggis_sim_version": hs.__version__,
+        **(extra or {}),
     }
     gates: list[MatchResult] = []
     if gate_games:
+        t2 = time.monotonic()
         trial = out.with_name(f".{out.name}.gate-{os.getpid()}.npz")
         try:
             save_model(trial, weights, prov, force=True, hidden=hidden, features=VALUE_FEATURES)
             for players in (2, 3):
+                name = f"{stage}gate, {players} players"
                 if on_progress:
-                    on_progress(f"gate, {players} players", 0, 1)
+                    on_progress(name, 0, 1)
                 got = match(candidate_spec(teach, trial), teach.spec, gate_games, players,
                             seed, jobs)  # fmt: skip
                 gates.append(replace(got, candidate=candidate_spec(teach, out)))
                 if on_progress:
-                    on_progress(f"gate, {players} players", 1, 1)
+                    on_progress(name, 1, 1)
         finally:
             trial.unlink(missing_ok=True)
         prov["gate"] = [g.as_dict() for g in gates]
+        prov["promoted"] = promotes(gates)
+        prov["gate_seconds"] = round(time.monotonic() - t2, 1)
     save_model(out, weights, prov, force=force, hidden=hidden, features=VALUE_FEATURES)
     return ValueTrainResult(prov, gates)
