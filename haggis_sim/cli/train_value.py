@@ -131,8 +131,8 @@ def train_value(
     if generations > 1:
         chain_run = partial(train_value_chain, out, generations=generations, games=n_games,
                             seed=seed, teacher=teacher, units=hidden, gate_games=n_gate,
-                            window=window or DEFAULT_WINDOW, jobs=jobs, force=force,
-                            command=command, on_progress=on_progress)  # fmt: skip
+                            window=DEFAULT_WINDOW if window is None else window, jobs=jobs,
+                            force=force, command=command, on_progress=on_progress)  # fmt: skip
 
         def on_generation(gen: Generation) -> None:
             made = "resumed from its file" if gen.resumed else "new"

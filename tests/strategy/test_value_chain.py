@@ -151,6 +151,7 @@ def test_chain_settings_that_cannot_run_are_refused_in_one_line(tmp_path: Path) 
         (("--window", "2"), ["--window", "--generations"]),
         (("--generations", "2"), ["--gate-games"]),
         ((*gate, "--generations", "2", "--window", "3"), ["--window"]),
+        ((*gate, "--generations", "2", "--window", "0"), ["--window"]),
         ((*gate, "--generations", "2", "-n", "30000"), ["--window", "50,000"]),
         ((*gate, "--generations", "99"), ["--generations"]),
     ):
