@@ -9,9 +9,10 @@ frames (:mod:`haggis_sim.runner.tournament`).
 
 from __future__ import annotations
 
-import importlib
 import importlib.metadata
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_names
 
 try:  # the one definition is pyproject.toml's ``version``
     __version__ = importlib.metadata.version("haggis-sim")
@@ -53,18 +54,7 @@ if TYPE_CHECKING:
     from .rules import Rules
 
 
-def __getattr__(name: str) -> Any:
-    module = _API.get(name)
-    if module is None:
-        raise AttributeError(f"module 'haggis_sim' has no attribute {name!r}")
-    loaded = importlib.import_module(module)
-    value = loaded if name == "kernel" else getattr(loaded, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_API])
+__getattr__, __dir__ = lazy_names(__name__, _API, globals())
 
 
 __all__ = [

@@ -19,7 +19,7 @@ PACKAGES = ("haggis_sim", "strategies")
 
 #: lowest first: a module may import from its own layer and the layers before it
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("compiled engine", ("haggis_sim._cache", "haggis_sim.engine")),
+    ("compiled engine", ("haggis_sim._cache", "haggis_sim._lazy", "haggis_sim.engine")),
     (
         "typed API",
         (

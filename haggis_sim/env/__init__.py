@@ -15,8 +15,9 @@ PettingZoo.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_names
 
 _API = {
     "HaggisEnv": "haggis_sim.env.aec",
@@ -38,17 +39,7 @@ if TYPE_CHECKING:
     from .gym import HaggisGymEnv
 
 
-def __getattr__(name: str) -> Any:
-    module = _API.get(name)
-    if module is None:
-        raise AttributeError(f"module 'haggis_sim.env' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_API])
+__getattr__, __dir__ = lazy_names(__name__, _API, globals())
 
 
 __all__ = [
