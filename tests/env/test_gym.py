@@ -3,9 +3,6 @@ rewards, and errors."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import numpy as np
 import pytest
 from gymnasium.utils import env_checker as C
@@ -19,19 +16,6 @@ from haggis_sim.engine import state as S
 from haggis_sim.env import HaggisGymEnv
 from haggis_sim.runner.chunk import seat_streams
 from strategies import registry
-
-
-@contextmanager
-def registered(cls: type[strategies.Strategy]) -> Iterator[None]:
-    had = registry._extra.get(cls.name)
-    registry.register(cls)
-    try:
-        yield
-    finally:
-        if had is None:
-            registry._extra.pop(cls.name, None)
-        else:
-            registry._extra[cls.name] = had
 
 
 @pytest.mark.parametrize("opponents", [["heuristic", "greedy"], ["random"]])
@@ -70,7 +54,7 @@ def test_gymnasium_env_checks_pass(opponents: list[str]) -> None:
     ],
 )
 def test_an_episode_is_the_runners_game_when_the_agent_plays_like_a_strategy(
-    learner: str, opponents: list[str], seat: int
+    learner: str, opponents: list[str], seat: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The agent's seat chooses what ``learner`` would (from its own runner stream); the
     games then equal ``hs.tournament`` with ``--seats fixed`` and the same seed, score for
@@ -79,25 +63,25 @@ def test_an_episode_is_the_runners_game_when_the_agent_plays_like_a_strategy(
     lineup = [learner] * players
     for k, spec in enumerate(opponents):
         lineup[(seat + 1 + k) % players] = spec
-    with registered(PyRandom):
-        result = hs.tournament(lineup, games=3, players=players, seed=17, seats="fixed", jobs=1)
-        env = HaggisGymEnv(opponents=opponents, players=players, seat=seat)
-        me = strategies.make(learner)
-        assert isinstance(me, strategies.CompiledStrategy)
-        for g in range(3):
-            _, info = env.reset(seed=17, options={"game_id": g})
-            stream = seat_streams(17, g, players)[0][seat]
-            done = False
-            total = 0.0
-            while not done:
-                code = me.act_array(S.observe(env.aec.state_array, seat), stream)
-                _, reward, done, truncated, info = env.step(env.aec.action_index(code))
-                total += reward
-                assert not truncated
-            row = result.games.row(g, named=True)
-            assert info["scores"] == tuple(row[f"score_{s}"] for s in range(players))
-            assert info["winner"] == row["winner"]
-            assert total == (1.0 if row["winner"] == seat else -1.0 / (players - 1))
+    monkeypatch.setitem(registry._extra, PyRandom.name, PyRandom)
+    result = hs.tournament(lineup, games=3, players=players, seed=17, seats="fixed", jobs=1)
+    env = HaggisGymEnv(opponents=opponents, players=players, seat=seat)
+    me = strategies.make(learner)
+    assert isinstance(me, strategies.CompiledStrategy)
+    for g in range(3):
+        _, info = env.reset(seed=17, options={"game_id": g})
+        stream = seat_streams(17, g, players)[0][seat]
+        done = False
+        total = 0.0
+        while not done:
+            code = me.act_array(S.observe(env.aec.state_array, seat), stream)
+            _, reward, done, truncated, info = env.step(env.aec.action_index(code))
+            total += reward
+            assert not truncated
+        row = result.games.row(g, named=True)
+        assert info["scores"] == tuple(row[f"score_{s}"] for s in range(players))
+        assert info["winner"] == row["winner"]
+        assert total == (1.0 if row["winner"] == seat else -1.0 / (players - 1))
 
 
 def test_opponents_are_placed_after_the_agent_in_turn_order() -> None:
