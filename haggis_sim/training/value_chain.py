@@ -96,10 +96,10 @@ def _gate_of(entry: dict[str, Any]) -> MatchResult:
                        int(entry["games"]), int(entry["wins"]))  # fmt: skip
 
 
-def _done(path: Path, chain: dict[str, Any], force: bool) -> dict[str, Any] | None:
-    """The provenance of ``path`` when it is a generation of this chain (same settings),
-    None when there is none (or ``force`` overwrites one of other settings);
-    StrategyError for a file of something else without ``force``."""
+def _done(path: Path, chain: dict[str, Any], force: bool) -> tuple[str, list[MatchResult]] | None:
+    """The champion a generation of this chain (same settings) at ``path`` learned from,
+    and its gates; None when there is none (or ``force`` overwrites one of other
+    settings); StrategyError for a file of something else without ``force``."""
     if not path.exists():
         return None
     try:
@@ -110,13 +110,15 @@ def _done(path: Path, chain: dict[str, Any], force: bool) -> dict[str, Any] | No
         raise StrategyError(f"{path} exists and is not a usable generation ({exc}); "
                             "pass --force to overwrite it") from None  # fmt: skip
     mine = prov.get("chain")
-    ours = isinstance(mine, dict) and all(mine.get(k) == chain[k] for k in CHAIN_KEYS)
+    if not isinstance(mine, dict):
+        mine = {}
+    ours = all(mine.get(k) == chain[k] for k in CHAIN_KEYS)
     try:
-        gated = bool([_gate_of(g) for g in prov["gate"]])
+        gates = [_gate_of(g) for g in prov["gate"]]
     except (KeyError, TypeError, ValueError):
-        gated = False
-    if ours and gated:
-        return prov
+        gates = []
+    if ours and gates:
+        return str(mine.get("teacher")), gates
     if force:
         return None
     if not ours:
@@ -175,14 +177,14 @@ def train_value_chain(
         teachers[k] = champion.spec
         stage = f"generation {k}: "
         record = {**chain, "generation": k, "teacher": champion.spec}
-        prov = done.get(k)
-        if prov is not None and prov["chain"].get("teacher") != champion.spec:
+        found = done.get(k)
+        if found is not None and found[0] != champion.spec:
             if not force:
                 raise StrategyError(f"{path} was learned from another champion; "
                                     "pass --force to play it again")  # fmt: skip
-            prov = None
-        if prov is not None:
-            gates = [_gate_of(g) for g in prov["gate"]]
+            found = None
+        if found is not None:
+            gates = found[1]
             gen = Generation(k, path, champion.spec, gates, promotes(gates), resumed=True)
         else:
             gen_seed = generation_seed(seed, k)
@@ -196,7 +198,7 @@ def train_value_chain(
                         jobs,
                         stage_progress(on_progress, f"generation {j}: self-play"),
                     )
-            fit_rows = _together([rows[j] for j in sorted(rows) if j > k - window])
+            fit_rows = ValueRows.joined([rows[j] for j in sorted(rows) if j > k - window])
             res = fit_and_gate(path, fit_rows, champion, seed=gen_seed, games=games,
                                units=units, gate_games=gate_games, jobs=jobs, force=True,
                                command=command, play_seconds=round(time.monotonic() - t0, 1),
@@ -216,10 +218,3 @@ def train_value_chain(
         write_file_atomically(out, best.read_bytes(), StrategyError, "")
         result.written = out
     return result
-
-
-def _together(parts: list[ValueRows]) -> ValueRows:
-    """Several generations' rows as one set (each game keeps its number, so the
-    held-out games are the same fifth of every generation)."""
-    return ValueRows(*(np.concatenate([getattr(p, k) for p in parts])
-                       for k in ("features", "target", "players", "game")))  # fmt: skip

@@ -49,6 +49,13 @@ class ValueRows:
         """Whether each row's game is held out of the fit."""
         return self.game % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
 
+    @classmethod
+    def joined(cls, parts: list[ValueRows]) -> ValueRows:
+        """The rows of ``parts`` as one set, in their order (each row keeps its game
+        number, so the held-out games stay held out)."""
+        return cls(*(np.concatenate([getattr(p, k) for p in parts])
+                     for k in ("features", "target", "players", "game")))  # fmt: skip
+
 
 def value_game(g: int, seed: int, teacher: str) -> ValueRows:
     """Play value game ``g`` (the teacher in every seat) and return its rows."""
@@ -114,8 +121,7 @@ def generate_values(
             on_progress(len(parts), games)
     if not parts or not any(len(p.target) for p in parts):
         raise StrategyError("the value games recorded no decisions: play more games (--games)")
-    return ValueRows(*(np.concatenate([getattr(p, k) for p in parts])
-                       for k in ("features", "target", "players", "game")))  # fmt: skip
+    return ValueRows.joined(parts)
 
 
 def _unpack(p: np.ndarray, f: int, units: int) -> tuple[np.ndarray, ...]:

@@ -118,6 +118,9 @@ def test_a_chain_is_fixed_by_its_seed_and_its_first_generation_is_train_value(
     again = train_value_chain(cut / "v.npz", generations=3, seed=4, window=2, **TINY)
     assert [g.resumed for g in again.generations] == [True, True, False]
     assert [g.promoted for g in again.generations] == [g.promoted for g in full.generations]
+    counts = [[[(m.players, m.games, m.wins) for m in g.gates] for g in r.generations]
+              for r in (again, full)]  # fmt: skip
+    assert counts[0] == counts[1]  # the resumed generations' gates, read back from their files
     for k in (1, 2, 3):
         a = load_value_model(generation_path(whole / "v.npz", k))
         b = load_value_model(generation_path(cut / "v.npz", k))
