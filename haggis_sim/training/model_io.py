@@ -14,7 +14,7 @@ from strategies import StrategyError
 from strategies.learned_features import FEATURES
 from strategies.learned_model import FORMAT_VERSION, Hidden, per_player_count
 
-from ..outputs import check_outside, write_file_atomically
+from ..outputs import check_outside, reserve_file, write_file_atomically
 
 
 def model_bytes(
@@ -45,13 +45,15 @@ def model_bytes(
 
 def check_output(path: Path, option: str, force: bool) -> None:
     """StrategyError, before any work, unless a file may be written to ``path`` (given
-    as ``option``): not an existing file without ``force``, in a folder that exists,
+    as ``option``): not an existing file without ``force``, in a folder that exists and
+    takes a new file (tried with the temporary file the write will use, removed again),
     not inside a run, report or experiment folder."""
     if path.exists() and not force:
         raise StrategyError(f"{path} exists; pass --force to overwrite it")
     if not path.parent.is_dir():
         raise StrategyError(f"folder {path.parent} does not exist")
     check_outside(path, option, StrategyError)
+    reserve_file(path, StrategyError, option).unlink()
 
 
 def save_model(

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from cli_helpers import invoke, one_line_error
 
-from haggis_sim.training import value_train
+from haggis_sim.training import value_chain, value_train
 from haggis_sim.training.gate import MatchResult
 from haggis_sim.training.value_chain import (
     Generation,
@@ -223,3 +223,20 @@ def test_ctrl_c_during_self_play_stops_the_workers_at_once(tmp_path: Path) -> No
     assert err.strip().splitlines()[-1].startswith("interrupted:"), err
     assert stopped < 15, f"{stopped:.0f} s to stop"
     assert not list(tmp_path.iterdir())
+
+
+def test_an_unwritable_folder_is_refused_before_any_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder that takes no new file is reported at once, not after hours of play."""
+
+    def no_play(*args: object, **kw: object) -> None:
+        raise AssertionError("self-play started")
+
+    monkeypatch.setattr(value_train, "generate_values", no_play)
+    monkeypatch.setattr(value_chain, "generate_values", no_play)
+    base = ("train-value", "--out", "/proc/haggis-v.npz", "-n", "10", "--teacher", "mcts:iters=4")
+    for extra in ((), ("--gate-games", "6", "--generations", "2")):
+        one_line_error(invoke(*base, *extra), "cannot write --out /proc/haggis-v.npz")
+    one_line_error(
+        invoke("train", "--out", "/proc/haggis-m.npz", "--games", "10"),
+        "cannot write --out /proc/haggis-m.npz",
+    )
