@@ -13,13 +13,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
-import sys
-import tempfile
-import time
 from pathlib import Path
 
-from _results import add_out_option, recorded, run_watched
+from _chain import gate_cells, print_transcript, run_chain
+from _results import add_out_option, recorded
 
 
 def main() -> None:
@@ -45,26 +42,12 @@ def _short(spec: str) -> str:
 
 
 def measure(opts: argparse.Namespace) -> None:
-    from haggis_sim.training.value_chain import generation_path
     from strategies.learned_model import load_value_model
 
     args = ["train-value", "--generations", str(opts.generations), "--games", str(opts.games),
             "--gate-games", str(opts.gate_games), "--window", str(opts.window),
             "--seed", str(opts.seed), "--jobs", str(opts.jobs)]  # fmt: skip
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "value.npz"
-        cmd = [sys.executable, "-m", "haggis_sim.cli", *args, "--out", str(out)]
-        t0 = time.time()
-        seen = run_watched(cmd, env=dict(os.environ, CI="1"))
-        if seen.returncode not in (0, 1):  # 1: no generation promoted, a result too
-            raise SystemExit(f"train-value failed: {seen.stderr.decode()[-2000:]}")
-        provs = []
-        for k in range(1, opts.generations + 1):
-            provs.append(load_value_model(generation_path(out, k)).provenance)
-    started = time.strftime("%H:%M", time.localtime(t0))
-    print(f"`haggis-sim {shlex.join(args)}`: {seen.seconds:,.0f} s in all, peak memory "
-          f"{seen.peak_tree / 2**20:,.0f} MiB (process tree), started {started}, "
-          f"exit status {seen.returncode}\n")  # fmt: skip
+    seen, provs = run_chain(args, opts.generations, lambda p: load_value_model(p).provenance)
     print(
         "| generation | learned from | self-play s | fit s | gate s | held-out MSE 2p / 3p "
         "(the mean's) | gate 2p: wins of games, rate [95%] | gate 3p (chance 33.3%) | "
@@ -75,18 +58,11 @@ def measure(opts: argparse.Namespace) -> None:
         fit = p["fit"]
         mse = " / ".join(f"{fit[f'holdout_mse_{n}p']:.4f} ({fit[f'holdout_mse_mean_{n}p']:.4f})"
                          for n in (2, 3))  # fmt: skip
-        gates = []
-        for g in p["gate"]:
-            lo, hi = g["wilson95"]
-            gates.append(f"{g['wins']:,} of {g['games']:,}, {g['win_rate']:.1%} "
-                         f"[{lo:.1%}, {hi:.1%}]")  # fmt: skip
+        gates = gate_cells(p)
         print(f"| {k} | {_short(p['chain']['teacher'])} | {p['play_seconds']:,.0f} | "
               f"{p['fit_seconds']:,.0f} | {p['gate_seconds']:,.0f} | {mse} | {gates[0]} | "
               f"{gates[1]} | {'yes' if p['promoted'] else 'no'} |")  # fmt: skip
-    print()
-    print("```")
-    print((seen.stdout + seen.stderr).decode().strip())
-    print("```")
+    print_transcript(seen)
 
 
 if __name__ == "__main__":

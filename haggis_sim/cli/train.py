@@ -65,6 +65,24 @@ HiddenUnits = Annotated[
         "with --games: about 5 GB per 1,000 games with 16 units.",
     ),
 ]
+Generations = Annotated[
+    int,
+    typer.Option(
+        "--generations",
+        help="Generations of the search's prior: each imitates the current champion search "
+        "and replaces it (as its prior) only when its gate shows it stronger; models go "
+        "to OUT.genK.npz and OUT becomes the last promoted one (needs --gate-games). 1: "
+        "one model, OUT.",
+    ),
+]
+GateGames = Annotated[
+    str,
+    typer.Option(
+        "--gate-games",
+        help="With --generations: games of the champion search with the new model as its "
+        "prior against the champion, with 2 players and with 3 (one against two).",
+    ),
+]
 
 
 def parse_count(text: str, option: str) -> int:
@@ -113,6 +131,8 @@ def train(
     improve_games: ImproveGames = "600",
     check_games: CheckGames = "2000",
     hidden: HiddenUnits = 16,  # = haggis_sim.training.train.HIDDEN (a test checks)
+    generations: Generations = 1,
+    gate_games: GateGames = "0",
 ) -> None:
     """Train a learned model: imitate a teacher (by default with a 16-unit hidden layer);
     a linear model (--hidden 0) can then be improved by play.
@@ -129,11 +149,21 @@ def train(
     iterations) on 2-player and on 3-player games alone: the model keeps one row of
     weights for each; after each, the win rate against the default heuristic on fresh
     deals (with 3 players: one model against two).
+
+    With --generations K the search's prior is learned in generations (docs:
+    "Generations of the prior"); an interrupted chain resumes from the generation files
+    it wrote; when no generation is promoted, OUT is not written and the exit status is 1.
     """
     try:
         counts = _counts(games, jobs, improve_iters, improve_games, check_games, hidden)
+        n_gate = 0 if gate_games.strip() == "0" else parse_count(gate_games, "--gate-games")
+        _check_generations(generations, n_gate, data, improve_iters)
     except InputError as exc:
         raise fail(str(exc)) from None
+    if generations > 1:
+        _run_chain(out, counts, generations, n_gate, seed=seed, teacher=teacher,
+                   target=target, hidden=hidden, force=force)  # fmt: skip
+        return
     from ..training.console import (
         file_identity,
         interrupted_message,
@@ -154,3 +184,46 @@ def train(
         raise typer.Exit(code=130) from None
     for line in summary_lines(out, result.provenance):
         typer.echo(line)
+
+
+def _check_generations(generations: int, gate_games: int, data: Path | None, improve: int) -> None:
+    """InputError for --generations settings ``train`` cannot run."""
+    if generations < 1:
+        raise InputError(f"--generations must be 1 or more, got {generations}")
+    if generations == 1 and gate_games:
+        raise InputError("--gate-games needs --generations 2 or more")
+    if generations > 1 and data is not None:
+        raise InputError("--data keeps one run's positions: it cannot be used with --generations")
+    if generations > 1 and improve:
+        raise InputError("--generations runs stage 1 only: use --improve-iters 0 with it")
+
+
+def _run_chain(
+    out: Path,
+    counts: dict[str, Any],
+    generations: int,
+    gate_games: int,
+    **settings: Any,
+) -> None:
+    """``train --generations``: :func:`~haggis_sim.training.prior_chain.train_prior_chain`
+    on a terminal."""
+    from ..training.prior_chain import train_prior_chain
+    from .generations import run_chain_command
+
+    command = "haggis-sim train " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else [])
+    run_chain_command(
+        out,
+        "the new prior",
+        lambda report, each: train_prior_chain(
+            out,
+            generations=generations,
+            games=counts["games"],
+            gate_games=gate_games,
+            check_games=counts["check_games"],
+            jobs=counts["jobs"],
+            command=command,
+            on_progress=report,
+            on_generation=each,
+            **settings,
+        ),
+    )

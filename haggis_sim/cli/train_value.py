@@ -7,16 +7,13 @@ import shlex
 import sys
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from ..errors import InputError
-from .common import fail, parse_games, quiet_terminal
+from .common import fail, parse_games
 from .train import Jobs, parse_count
-
-if TYPE_CHECKING:
-    from ..training.gate import MatchResult
 
 Out = Annotated[Path, typer.Option("--out", help="Value model file to write (.npz).")]
 Games = Annotated[
@@ -110,61 +107,23 @@ def train_value(
             raise InputError("--window needs --generations 2 or more")
     except InputError as exc:
         raise fail(str(exc)) from None
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
-
     from strategies import StrategyError
 
-    from ..training.value_chain import DEFAULT_WINDOW, Generation, train_value_chain
+    from ..training.value_chain import DEFAULT_WINDOW, train_value_chain
     from ..training.value_train import train_value as run
+    from .generations import gate_line, run_chain_command, stage_bars
 
     command = "haggis-sim train-value " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else [])
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-    progress = Progress(*columns, console=Console(stderr=True), disable=quiet_terminal())
-    tasks: dict[str, TaskID] = {}
-
-    def on_progress(stage: str, done: int, total: int) -> None:
-        if stage not in tasks:
-            tasks[stage] = progress.add_task(stage, total=total)
-        progress.update(tasks[stage], completed=done, total=total)
-
     if generations > 1:
         chain_run = partial(train_value_chain, out, generations=generations, games=n_games,
                             seed=seed, teacher=teacher, units=hidden, gate_games=n_gate,
                             window=DEFAULT_WINDOW if window is None else window, jobs=jobs,
-                            force=force, command=command, on_progress=on_progress)  # fmt: skip
-
-        def on_generation(gen: Generation) -> None:
-            made = "resumed from its file" if gen.resumed else "new"
-            progress.console.print(f"generation {gen.number} ({made}): {gen.path}", soft_wrap=True)
-            for g in gen.gates:
-                progress.console.print("  " + gate_line(g), soft_wrap=True)
-            progress.console.print(
-                "  promoted: the new champion" if gen.promoted else "  not promoted"
-            )
-
-        try:
-            with progress:
-                chain = chain_run(on_generation=on_generation)
-        except StrategyError as exc:
-            raise fail(str(exc)) from None
-        except KeyboardInterrupt:
-            typer.echo(
-                f"interrupted: {out} is as it was; the finished generations' files are kept "
-                "and the same command resumes from them",
-                err=True,
-            )
-            raise typer.Exit(code=130) from None
-        if chain.written is None:
-            typer.echo(
-                f"no generation was shown stronger than {chain.champion}: {out} not written",
-                err=True,
-            )
-            raise typer.Exit(code=1)
-        typer.echo(
-            f"wrote {out}: generation {chain.champion_number}, the champion {chain.champion}"
+                            force=force, command=command)  # fmt: skip
+        run_chain_command(
+            out, "value=net", lambda report, each: chain_run(on_progress=report, on_generation=each)
         )
         return
+    progress, on_progress = stage_bars()
     try:
         with progress:
             result = run(out, games=n_games, seed=seed, teacher=teacher, units=hidden,
@@ -185,14 +144,4 @@ def train_value(
                 f"{fit[f'holdout_rows_{n}p']:,} decisions)"
             )
     for g in result.gates:
-        typer.echo(gate_line(g))
-
-
-def gate_line(g: MatchResult) -> str:
-    """One gate's result for people: wins, rate, interval, chance and the verdict."""
-    lo, hi = g.interval
-    verdict = "stronger" if g.promoted else "not shown stronger"
-    return (
-        f"gate, {g.players} players: value=net won {g.wins:,} of {g.games:,} "
-        f"({g.win_rate:.1%} [{lo:.1%}, {hi:.1%}], chance {g.chance:.1%}): {verdict}"
-    )
+        typer.echo(gate_line(g, "value=net"))

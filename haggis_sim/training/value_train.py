@@ -8,7 +8,6 @@ from __future__ import annotations
 import datetime
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import haggis_sim as hs
 from strategies import CompiledStrategy, StrategyError
 from strategies.value_features import VALUE_FEATURES
 
+from .chain import Progress, stage_progress
 from .gate import MatchResult, match, promotes
 from .model_io import check_output, save_model
 from .positions import HOLDOUT_EVERY, check_teacher, combos
@@ -26,8 +26,6 @@ from .value_data import VALUE_UNITS, ValueRows, fit_value, generate_values
 DEFAULT_VALUE_TEACHER = "mcts"  # generation 1: the default search (greedy rollouts)
 MAX_VALUE_GAMES = 50_000  # rows take about 0.1 MB a game; the fit about 3x that
 MAX_VALUE_UNITS = 64
-
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass
@@ -94,14 +92,6 @@ def check_settings(
     teach = check_teacher(teacher)
     candidate_spec(teach, out)  # an mcts teacher, before hours of play
     return teach
-
-
-def stage_progress(on_progress: Progress | None, stage: str) -> Callable[[int, int], None] | None:
-    """``on_progress`` bound to one stage's name (None without one)."""
-    if on_progress is None:
-        return None
-    report = on_progress
-    return lambda done, total: report(stage, done, total)
 
 
 def fit_and_gate(

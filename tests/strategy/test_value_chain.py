@@ -17,13 +17,9 @@ import pytest
 from cli_helpers import invoke, one_line_error
 
 from haggis_sim.training import value_chain, value_train
+from haggis_sim.training.chain import Generation, generation_path, generation_seed
 from haggis_sim.training.gate import MatchResult
-from haggis_sim.training.value_chain import (
-    Generation,
-    generation_path,
-    generation_seed,
-    train_value_chain,
-)
+from haggis_sim.training.value_chain import train_value_chain
 from haggis_sim.training.value_train import train_value
 from strategies import StrategyError
 from strategies.learned_model import load_value_model
