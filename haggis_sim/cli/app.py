@@ -8,6 +8,9 @@ data libraries inside the command, so ``--help`` stays fast.
 
 from __future__ import annotations
 
+import os
+from collections.abc import MutableMapping
+
 import typer
 
 from . import experiment, logs, play, report, run, show, study, train, train_value
@@ -34,6 +37,24 @@ app.command(name="train-value")(train_value.train_value)
 app.command()(play.version)
 
 
+#: the warnings of loky's resource tracker, silenced for the command's processes
+QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
+
+
+def quiet_resource_tracker(environ: MutableMapping[str, str]) -> None:
+    """Add :data:`QUIET_TRACKER` to ``PYTHONWARNINGS`` in ``environ`` (kept otherwise).
+
+    loky's resource tracker is a process of its own, started with the first worker pool
+    and outliving the command; when workers are killed on Ctrl-C it can find a semaphore
+    they left registered, unlink it and warn about it twice, after the command's last
+    line ("interrupted: ..."). The tracker inherits the environment, so this filter keeps
+    its two warnings (and no others) off the terminal; the cleanup itself still runs."""
+    current = environ.get("PYTHONWARNINGS", "")
+    if QUIET_TRACKER not in current.split(","):
+        environ["PYTHONWARNINGS"] = ",".join(w for w in (current, QUIET_TRACKER) if w)
+
+
 def main() -> None:
     """Entry point of the ``haggis-sim`` console script and ``python -m haggis_sim.cli``."""
+    quiet_resource_tracker(os.environ)
     app()
