@@ -18,11 +18,16 @@ from _results import Watched, run_watched
 
 
 def run_chain(
-    args: list[str], generations: int, read: Callable[[Path], dict[str, Any]]
-) -> tuple[Watched, list[dict[str, Any]]]:
-    """Run ``haggis-sim ARGS --out TMP/model.npz`` (a chain of ``generations``), then
-    the provenance of each generation file (``read``); exit status 1 (no generation
-    promoted) is a result too, any other failure stops the benchmark."""
+    args: list[str],
+    generations: int,
+    read: Callable[[Path], dict[str, Any]],
+    report: Callable[[Watched, list[dict[str, Any]], Path], None],
+) -> None:
+    """Run ``haggis-sim ARGS --out TMP/model.npz`` (a chain of ``generations``), print
+    its cost, then ``report(seen, provenances, OUT)`` with the provenance of each
+    generation file (``read``), while the files (and OUT, when a generation was
+    promoted) still exist. Exit status 1 (no generation promoted) is a result too; any
+    other failure stops the benchmark."""
     from haggis_sim.training.chain import generation_path
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -33,11 +38,11 @@ def run_chain(
         if seen.returncode not in (0, 1):
             raise SystemExit(f"{args[0]} failed: {seen.stderr.decode()[-2000:]}")
         provs = [read(generation_path(out, k)) for k in range(1, generations + 1)]
-    started = time.strftime("%H:%M", time.localtime(t0))
-    print(f"`haggis-sim {shlex.join(args)}`: {seen.seconds:,.0f} s in all, peak memory "
-          f"{seen.peak_tree / 2**20:,.0f} MiB (process tree), started {started}, "
-          f"exit status {seen.returncode}\n")  # fmt: skip
-    return seen, provs
+        started = time.strftime("%H:%M", time.localtime(t0))
+        print(f"`haggis-sim {shlex.join(args)}`: {seen.seconds:,.0f} s in all, peak memory "
+              f"{seen.peak_tree / 2**20:,.0f} MiB (process tree), started {started}, "
+              f"exit status {seen.returncode}\n")  # fmt: skip
+        report(seen, provs, out)
 
 
 def gate_cells(prov: dict[str, Any]) -> list[str]:

@@ -4,9 +4,11 @@ costs and what each generation's gate says.
 Run from the repository root: ``python benchmarks/bench_prior_chain.py`` (``--games``,
 ``--gate-games`` and ``--generations`` for a quicker look). Runs the command once in a
 temporary folder, watching its process tree's memory, then prints per generation the
-champion it imitated, its self-play, fit, check and gate times (from the generation
+champion it imitated, its self-play, fit and gate times (from the generation
 file's provenance), its held-out agreement with that champion and its win rates as a
 ``learned`` player against the heuristic, and its gates with their 95% Wilson intervals,
+then, when a generation was promoted, the last one against today's defaults (its search
+against the default ``mcts``, the model as ``learned`` against the default ``learned``),
 and writes the tables to ``benchmarks/results/bench_prior_chain.md`` (``--out``), which
 the docs include.
 """
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from _chain import gate_cells, print_transcript, run_chain
-from _results import add_out_option, recorded
+from _results import Watched, add_out_option, recorded
 
 
 def main() -> None:
@@ -29,6 +31,9 @@ def main() -> None:
     parser.add_argument("--gate-games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--versus-games", type=int, default=2000,
+                        help="games of the last promoted generation against today's defaults "
+                        "(2 players; half as many with 3)")  # fmt: skip
     add_out_option(parser, "bench_prior_chain")
     opts = parser.parse_args()
     with recorded(opts.out):
@@ -53,7 +58,16 @@ def measure(opts: argparse.Namespace) -> None:
     args = ["train", "--generations", str(opts.generations), "--games", str(opts.games),
             "--gate-games", str(opts.gate_games), "--seed", str(opts.seed),
             "--jobs", str(opts.jobs)]  # fmt: skip
-    seen, provs = run_chain(args, opts.generations, lambda p: load_model(p).provenance)
+
+    def report(seen: Watched, provs: list[dict[str, Any]], out: Path) -> None:
+        _tables(seen, provs)
+        if out.exists():
+            _versus_today(out, opts)
+
+    run_chain(args, opts.generations, lambda p: load_model(p).provenance, report)
+
+
+def _tables(seen: Watched, provs: list[dict[str, Any]]) -> None:
     print(
         "| generation | imitated | self-play s | fit s | gate s | held-out top-1 vs it | "
         "`learned` vs heuristic 2p / 3p | gate 2p: wins of games, rate [95%] | "
@@ -67,6 +81,29 @@ def measure(opts: argparse.Namespace) -> None:
               f"{p['holdout_top1_vs_teacher']:.1%} | {_checks(p)} | {gates[0]} | {gates[1]} | "
               f"{'yes' if p['promoted'] else 'no'} |")  # fmt: skip
     print_transcript(seen)
+
+
+def _versus_today(out: Path, opts: argparse.Namespace) -> None:
+    """The last promoted model against today's defaults, on the issue's terms: its search
+    (the default search with it as prior) against the default ``mcts``, and the model as
+    a ``learned`` player against the default ``learned``."""
+    from haggis_sim.training.gate import match
+
+    print()
+    print("The last promoted generation (OUT) against today's defaults (rotated seats, every "
+          "preset in turn, 95% Wilson intervals; with 3 players one against two):\n")  # fmt: skip
+    print("| player | against | players | wins of games | rate [95%] |")
+    print("|---|---|---|---|---|")
+    for cand, opp, games, players in (
+        (f"mcts:model={out}", "mcts", opts.versus_games, 2),
+        (f"mcts:model={out}", "mcts", opts.versus_games // 2, 3),
+        (f"learned:model={out}", "learned", opts.versus_games, 2),
+    ):
+        r = match(cand, opp, games, players, opts.seed, opts.jobs)
+        lo, hi = r.interval
+        name = cand.replace(str(out), "OUT")
+        print(f"| `{name}` | default `{opp}` | {players} | {r.wins:,} of {r.games:,} | "
+              f"{r.win_rate:.1%} [{lo:.1%}, {hi:.1%}] |")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -14,9 +14,10 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import Any
 
 from _chain import gate_cells, print_transcript, run_chain
-from _results import add_out_option, recorded
+from _results import Watched, add_out_option, recorded
 
 
 def main() -> None:
@@ -47,7 +48,10 @@ def measure(opts: argparse.Namespace) -> None:
     args = ["train-value", "--generations", str(opts.generations), "--games", str(opts.games),
             "--gate-games", str(opts.gate_games), "--window", str(opts.window),
             "--seed", str(opts.seed), "--jobs", str(opts.jobs)]  # fmt: skip
-    seen, provs = run_chain(args, opts.generations, lambda p: load_value_model(p).provenance)
+    run_chain(args, opts.generations, lambda p: load_value_model(p).provenance, _tables)
+
+
+def _tables(seen: Watched, provs: list[dict[str, Any]], out: Path) -> None:
     print(
         "| generation | learned from | self-play s | fit s | gate s | held-out MSE 2p / 3p "
         "(the mean's) | gate 2p: wins of games, rate [95%] | gate 3p (chance 33.3%) | "
