@@ -9,7 +9,10 @@ code without logs, split over processes without changing a single game.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -94,3 +97,34 @@ def promotes(gates: list[MatchResult]) -> bool:
     """
     shown_weaker = any(g.interval[1] < g.chance for g in gates)
     return any(g.promoted for g in gates) and not shown_weaker
+
+
+def trial_path(path: Path) -> Path:
+    """The hidden copy of a new model file ``path`` that its gate plays (removed after)."""
+    return path.with_name(f".{path.name}.gate-{os.getpid()}.npz")
+
+
+def gate_generation(
+    candidate: Callable[[Path], str],
+    trial: Path,
+    path: Path,
+    champion: str,
+    games: int,
+    seed: int,
+    jobs: int,
+    on_progress: Callable[[str, int, int], None] | None = None,
+    stage: str = "",
+) -> list[MatchResult]:
+    """A new model's gate: the search ``candidate(trial)`` makes with the model at
+    ``trial`` against ``champion``, ``games`` games with 2 players and as many with 3
+    (one against two); the results name ``candidate(path)``, the model's own file."""
+    gates = []
+    for players in (2, 3):
+        name = f"{stage}gate, {players} players"
+        if on_progress:
+            on_progress(name, 0, 1)
+        got = match(candidate(trial), champion, games, players, seed, jobs)
+        gates.append(replace(got, candidate=candidate(path)))
+        if on_progress:
+            on_progress(name, 1, 1)
+    return gates

@@ -14,10 +14,9 @@ new search's prior and a ``learned`` player of its own (``learned:model=OUT``).
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,7 @@ from .chain import (
     run_chain,
     stage_progress,
 )
-from .gate import MatchResult, match, promotes
+from .gate import MatchResult, gate_generation, promotes, trial_path
 from .model_io import check_output, save_model
 from .positions import DEFAULT_TEACHER, HOLDOUT_EVERY, check_teacher
 from .train import CHECK_GAMES, HIDDEN, check_hidden, check_target, run_training
@@ -97,23 +96,16 @@ def train_prior_chain(
     ) -> list[MatchResult]:
         gen_seed = generation_seed(seed, k)
         stage = f"generation {k}: "
-        trial = path.with_name(f".{path.name}.gate-{os.getpid()}.npz")
+        trial = trial_path(path)
         try:
             res = run_training(trial, games=games, seed=gen_seed, teacher=champion.spec,
                                target=target, jobs=jobs, force=True, command=command,
                                on_progress=stage_progress(on_progress, f"{stage}teacher games"),
                                check_games=check_games, hidden=hidden)  # fmt: skip
             t0 = time.monotonic()
-            gates: list[MatchResult] = []
-            for players in (2, 3):
-                name = f"{stage}gate, {players} players"
-                if on_progress:
-                    on_progress(name, 0, 1)
-                got = match(prior_candidate_spec(champion, trial), champion.spec, gate_games,
-                            players, gen_seed, jobs)  # fmt: skip
-                gates.append(replace(got, candidate=prior_candidate_spec(champion, path)))
-                if on_progress:
-                    on_progress(name, 1, 1)
+            gates = gate_generation(partial(prior_candidate_spec, champion), trial, path,
+                                    champion.spec, gate_games, gen_seed, jobs, on_progress,
+                                    stage)  # fmt: skip
         finally:
             trial.unlink(missing_ok=True)
         seconds = round(time.monotonic() - t0, 1)

@@ -6,9 +6,9 @@ and the gate: the search with the new value against the teacher, head to head.
 from __future__ import annotations
 
 import datetime
-import os
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from strategies import CompiledStrategy, StrategyError
 from strategies.value_features import VALUE_FEATURES
 
 from .chain import Progress, stage_progress
-from .gate import MatchResult, match, promotes
+from .gate import MatchResult, gate_generation, promotes, trial_path
 from .model_io import check_output, save_model
 from .positions import HOLDOUT_EVERY, check_teacher, combos
 from .provenance import git_commit
@@ -139,18 +139,11 @@ def fit_and_gate(
     gates: list[MatchResult] = []
     if gate_games:
         t2 = time.monotonic()
-        trial = out.with_name(f".{out.name}.gate-{os.getpid()}.npz")
+        trial = trial_path(out)
         try:
             save_model(trial, weights, prov, force=True, hidden=hidden, features=VALUE_FEATURES)
-            for players in (2, 3):
-                name = f"{stage}gate, {players} players"
-                if on_progress:
-                    on_progress(name, 0, 1)
-                got = match(candidate_spec(teach, trial), teach.spec, gate_games, players,
-                            seed, jobs)  # fmt: skip
-                gates.append(replace(got, candidate=candidate_spec(teach, out)))
-                if on_progress:
-                    on_progress(name, 1, 1)
+            gates = gate_generation(partial(candidate_spec, teach), trial, out, teach.spec,
+                                    gate_games, seed, jobs, on_progress, stage)  # fmt: skip
         finally:
             trial.unlink(missing_ok=True)
         prov["gate"] = [g.as_dict() for g in gates]

@@ -10,11 +10,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from chain_helpers import planted
 from cli_helpers import invoke, one_line_error
 
-from haggis_sim.training import prior_chain
 from haggis_sim.training.chain import Generation, generation_path, generation_seed
-from haggis_sim.training.gate import MatchResult
 from haggis_sim.training.prior_chain import prior_candidate_spec, train_prior_chain
 from haggis_sim.training.train import run_training
 from strategies import StrategyError
@@ -26,27 +25,10 @@ TINY: dict[str, Any] = {"games": 10, "teacher": "mcts:iters=4", "hidden": 0, "ch
 TINY_ARGS = ("-n", "10", "--teacher", "mcts:iters=4", "--check-games", "2")
 
 
-def _planted(monkeypatch: pytest.MonkeyPatch, seed: int, wins_2p: dict[int, int]) -> list[tuple]:
-    """Replace the gate's match by a planted one: generation k of the chain of ``seed``
-    (told by the gate's seed) wins ``wins_2p[k]`` of 1,000 2-player games (500 if not
-    given) and a third of the 3-player ones; returns the (candidate, opponent, players)
-    of every call."""
-    calls: list[tuple] = []
-    number = {generation_seed(seed, k): k for k in range(1, 10)}
-
-    def match(cand: str, opp: str, games: int, players: int, seed: int, jobs: int = 1):
-        calls.append((cand, opp, players))
-        wins = wins_2p.get(number.get(seed, 0), 500) if players == 2 else 333
-        return MatchResult(cand, opp, players, 1000, wins)
-
-    monkeypatch.setattr(prior_chain, "match", match)
-    return calls
-
-
 def test_the_champion_changes_only_when_the_gate_shows_the_new_prior_stronger(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls = _planted(monkeypatch, 3, {1: 520, 2: 600, 3: 510})  # only generation 2 separates
+    calls = planted(monkeypatch, 3, {1: 520, 2: 600, 3: 510})  # only generation 2 separates
     out = tmp_path / "m.npz"
     seen: list[Generation] = []
     res = train_prior_chain(out, generations=3, seed=3, on_generation=seen.append, **TINY)
@@ -84,7 +66,7 @@ def test_a_chain_is_fixed_by_its_seed_and_its_first_generation_is_train(
     interrupted chain, run again, takes its finished generations from their files and
     ends with the weights of an uninterrupted one (generation 2 promoted: generation 3
     imitates the search with generation 2's prior)."""
-    _planted(monkeypatch, 4, {2: 600})
+    planted(monkeypatch, 4, {2: 600})
     whole, cut = tmp_path / "whole", tmp_path / "cut"
     whole.mkdir()
     cut.mkdir()
@@ -138,7 +120,7 @@ def test_a_real_gate_decides_and_the_command_says_so(tmp_path: Path) -> None:
 def test_a_chain_without_a_promotion_does_not_write_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _planted(monkeypatch, 3, {})  # every generation even with its champion
+    planted(monkeypatch, 3, {})  # every generation even with its champion
     out = tmp_path / "m.npz"
     res = invoke("train", "--out", str(out), *TINY_ARGS, "--hidden", "0", "--gate-games", "6",
                  "--seed", "3", "--generations", "2")  # fmt: skip
@@ -170,7 +152,7 @@ def test_chain_settings_that_cannot_run_are_refused_in_one_line(tmp_path: Path) 
 def test_a_file_of_other_settings_is_kept_unless_forced(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _planted(monkeypatch, 3, {})
+    planted(monkeypatch, 3, {})
     out = tmp_path / "m.npz"
     mine = generation_path(out, 2)
     mine.write_bytes(b"mine")

@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from chain_helpers import planted
 from cli_helpers import invoke, one_line_error
 
 from haggis_sim.training import value_chain, value_train
 from haggis_sim.training.chain import Generation, generation_path, generation_seed
-from haggis_sim.training.gate import MatchResult
 from haggis_sim.training.value_chain import train_value_chain
 from haggis_sim.training.value_train import train_value
 from strategies import StrategyError
@@ -27,27 +27,10 @@ from strategies.learned_model import load_value_model
 TINY: dict[str, Any] = {"games": 10, "teacher": "mcts:iters=4", "units": 3, "gate_games": 6}
 
 
-def _planted(monkeypatch: pytest.MonkeyPatch, seed: int, wins_2p: dict[int, int]) -> list[tuple]:
-    """Replace the gate's match by a planted one: generation k of the chain of ``seed``
-    (told by the gate's seed) wins ``wins_2p[k]`` of 1,000 2-player games (500 if not
-    given) and a third of the 3-player ones; returns the (candidate, opponent, players)
-    of every call."""
-    calls: list[tuple] = []
-    number = {generation_seed(seed, k): k for k in range(1, 10)}
-
-    def match(cand: str, opp: str, games: int, players: int, seed: int, jobs: int = 1):
-        calls.append((cand, opp, players))
-        wins = wins_2p.get(number.get(seed, 0), 500) if players == 2 else 333
-        return MatchResult(cand, opp, players, 1000, wins)
-
-    monkeypatch.setattr(value_train, "match", match)
-    return calls
-
-
 def test_the_champion_changes_only_when_the_gate_shows_the_new_search_stronger(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls = _planted(monkeypatch, 3, {1: 520, 2: 600, 3: 510})  # only generation 2 separates
+    calls = planted(monkeypatch, 3, {1: 520, 2: 600, 3: 510})  # only generation 2 separates
     out = tmp_path / "v.npz"
     seen: list[Generation] = []
     res = train_value_chain(out, generations=3, seed=3, on_generation=seen.append, **TINY)
@@ -74,7 +57,7 @@ def test_the_champion_changes_only_when_the_gate_shows_the_new_search_stronger(
 def test_a_chain_without_a_promotion_does_not_write_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _planted(monkeypatch, 3, {})  # every generation even with its champion
+    planted(monkeypatch, 3, {})  # every generation even with its champion
     out = tmp_path / "v.npz"
     args = ("-n", "10", "--teacher", "mcts:iters=4", "--hidden", "3", "--gate-games", "6",
             "--seed", "3")  # fmt: skip
@@ -94,7 +77,7 @@ def test_a_chain_is_fixed_by_its_seed_and_its_first_generation_is_train_value(
     (generation 2 is promoted: generation 3 learns from its search and from the
     teacher's self-play of generation 2): the last generation's weights are those of an
     uninterrupted chain."""
-    _planted(monkeypatch, 4, {2: 600})
+    planted(monkeypatch, 4, {2: 600})
     whole = tmp_path / "whole"
     cut = tmp_path / "cut"
     single = tmp_path / "single.npz"
@@ -161,7 +144,7 @@ def test_chain_settings_that_cannot_run_are_refused_in_one_line(tmp_path: Path) 
 def test_a_file_of_other_settings_is_kept_unless_forced(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _planted(monkeypatch, 3, {1: 600})
+    planted(monkeypatch, 3, {1: 600})
     out = tmp_path / "v.npz"
     mine = generation_path(out, 2)
     mine.write_bytes(b"mine")
