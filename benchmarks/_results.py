@@ -71,29 +71,20 @@ def _commit() -> str:
     return f"{head}+changes" if dirty else head
 
 
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
 def provenance(started: float, seconds: float, commit: str, load: float) -> str:
     """One line: the exact command, when, how long, on what (``load``: the load average
     when it started), with which versions (``commit``: the checkout when it started)."""
     import numba
 
     import haggis_sim
+    from haggis_sim.training.environment import cpu_model
 
     script = os.path.relpath(os.path.abspath(sys.argv[0]), ROOT)
     command = shlex.join(["python", script, *sys.argv[1:]])
     return (
         f"*Measured {time.strftime('%Y-%m-%d %H:%M', time.localtime(started))} "
         f"(took {seconds:,.0f} s) with `{command}`; {platform.machine()}, "
-        f"{os.cpu_count()} cores ({_cpu()}), load average {load:.1f} at the start; "
+        f"{os.cpu_count()} cores ({cpu_model()}), load average {load:.1f} at the start; "
         f"Python {platform.python_version()}, numba {numba.__version__}, "
         f"haggis-sim {haggis_sim.__version__} at {commit}.*"
     )

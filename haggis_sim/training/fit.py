@@ -3,7 +3,8 @@ hidden layer of tanh units, and the numpy scores of such a model.
 
 Both minimise the cross-entropy to the targets (visit shares or the chosen action) with
 an L2 penalty by scipy's L-BFGS with the analytic gradient: deterministic for the data
-(the hidden fit's starting weights are drawn from the seed).
+(the hidden fit's starting weights are drawn from the seed) in a given numerical
+environment (:mod:`haggis_sim.training.environment`; BLAS threads fixed while fitting).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 
 from strategies.learned_model import Hidden
 
+from .environment import fit_threads
 from .metrics import groups
 
 L2 = 1e-3
@@ -49,8 +51,9 @@ def fit(
         grad = x.T @ (p - y) / n_dec + l2 * w
         return -ll / n_dec + 0.5 * l2 * float(w @ w), grad
 
-    res = minimize(loss, np.zeros(x.shape[1]), jac=True, method="L-BFGS-B",
-                   options={"maxiter": 500})  # fmt: skip
+    with fit_threads():
+        res = minimize(loss, np.zeros(x.shape[1]), jac=True, method="L-BFGS-B",
+                       options={"maxiter": 500})  # fmt: skip
     return res.x, {"loss": float(res.fun), "iterations": int(res.nit), "converged": res.success}
 
 
@@ -105,7 +108,8 @@ def fit_hidden(
     rng = np.random.default_rng([seed & (2**64 - 1), 21])
     p0 = np.concatenate((0.1 * rng.standard_normal(d * units), np.zeros(units),
                          0.1 * rng.standard_normal(units), np.zeros(d)))  # fmt: skip
-    res = minimize(loss, p0, jac=True, method="L-BFGS-B", options={"maxiter": maxiter})
+    with fit_threads():
+        res = minimize(loss, p0, jac=True, method="L-BFGS-B", options={"maxiter": maxiter})
     w_in, b, v, u = unpack(res.x)
     linear = np.vstack((u[:nf], u[:nf] + u[nf:]))
     hidden = Hidden(

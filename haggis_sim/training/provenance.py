@@ -12,6 +12,7 @@ from typing import Any
 import haggis_sim as hs
 from strategies import make
 
+from .environment import numeric_environment
 from .fit import L2, L2_HIDDEN
 from .positions import HOLDOUT_EVERY, OPPONENTS, TRAIN_ALTERNATIVES, combos
 
@@ -67,6 +68,7 @@ def provenance(
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "git_commit": git_commit(),
         "haggis_sim_version": hs.__version__,
+        "environment": numeric_environment(),
     }
 
 

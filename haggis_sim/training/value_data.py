@@ -27,6 +27,7 @@ from strategies.ismcts import VALUE_GAME, round_values
 from strategies.learned_model import Hidden
 from strategies.value_features import N_VALUE_FEATURES, value_features
 
+from .environment import fit_threads
 from .positions import BATCH, HOLDOUT_EVERY, check_teacher, combos
 from .tasks import in_order
 
@@ -170,8 +171,9 @@ def fit_value(
         p0 = np.concatenate((np.zeros(f), 0.1 * rng.standard_normal(f * units),
                              np.zeros(units), 0.1 * rng.standard_normal(units)))  # fmt: skip
         if len(y):
-            p0 = minimize(loss, p0, jac=True, method="L-BFGS-B",
-                          options={"maxiter": maxiter}).x  # fmt: skip
+            with fit_threads():
+                p0 = minimize(loss, p0, jac=True, method="L-BFGS-B",
+                              options={"maxiter": maxiter}).x  # fmt: skip
         w, wh, b, v = _unpack(p0, f, units)
         ws.append(w)
         whs.append(wh)

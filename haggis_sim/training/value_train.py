@@ -17,6 +17,7 @@ from strategies import CompiledStrategy, StrategyError
 from strategies.value_features import VALUE_FEATURES
 
 from .chain import Progress, stage_progress
+from .environment import numeric_environment
 from .gate import MatchResult, gate_generation, promotes, trial_path
 from .model_io import check_output, save_model
 from .positions import HOLDOUT_EVERY, check_teacher, combos
@@ -134,6 +135,7 @@ def fit_and_gate(
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "git_commit": git_commit(),
         "haggis_sim_version": hs.__version__,
+        "environment": numeric_environment(),
         **(extra or {}),
     }
     gates: list[MatchResult] = []

@@ -439,6 +439,7 @@ def test_train_command_writes_a_model_and_refuses_to_overwrite(tmp_path: Path) -
     sums = frame.group_by("decision").agg(pl.col("target").sum())["target"]
     assert ((sums - 1.0).abs() < 1e-5).all()
     assert model.provenance["target"] == "visits"
+    assert model.provenance["environment"]["blas"]  # the fit's BLAS kernels, recorded
     before = out.read_bytes()
     one_line_error(runner.invoke(app, args), "exists", "--force")
     assert out.read_bytes() == before

@@ -229,6 +229,7 @@ def test_train_value_cli_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
 def test_training_a_value_model_is_reproducible(tmp_path: Path) -> None:
     """Two trainings with the same seed write bit-identical weights (the provenance's date
     aside), with the gate's result recorded; another seed gives other weights."""
+    from haggis_sim.training.environment import numeric_environment
     from haggis_sim.training.value_train import train_value
 
     kw = {"games": 10, "teacher": "mcts:iters=4", "units": 3, "gate_games": 6}
@@ -242,6 +243,8 @@ def test_training_a_value_model_is_reproducible(tmp_path: Path) -> None:
     assert np.array_equal(a.weights, b.weights)
     assert np.array_equal(a.hidden.weights, b.hidden.weights)
     assert not np.array_equal(a.weights, c.weights)
+    # what else a reproduction must match: the libraries and the BLAS kernels of the fit
+    assert a.provenance["environment"] == numeric_environment()
     gates = a.provenance["gate"]
     assert [g["players"] for g in gates] == [2, 3]
     assert [g["wins"] for g in gates] == [g["wins"] for g in b.provenance["gate"]]
