@@ -33,6 +33,17 @@ def git_commit() -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
+def stamp() -> dict[str, Any]:
+    """What every trained model's provenance ends with: when (UTC), from which commit and
+    version, and in which numerical environment it was fitted."""
+    return {
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "git_commit": git_commit(),
+        "haggis_sim_version": hs.__version__,
+        "environment": numeric_environment(),
+    }
+
+
 def provenance(
     settings: dict[str, Any],
     stage1: dict[str, Any],
@@ -65,10 +76,7 @@ def provenance(
         "stage1_fit_seconds": stage1["stage1_fit_seconds"],
         "stage2": stage2,
         "heldout_vs_heuristic": checks,
-        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "git_commit": git_commit(),
-        "haggis_sim_version": hs.__version__,
-        "environment": numeric_environment(),
+        **stamp(),
     }
 
 

@@ -5,23 +5,20 @@ and the gate: the search with the new value against the teacher, head to head.
 
 from __future__ import annotations
 
-import datetime
 import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-import haggis_sim as hs
 from strategies import CompiledStrategy, StrategyError
 from strategies.value_features import VALUE_FEATURES
 
 from .chain import Progress, stage_progress
-from .environment import numeric_environment
 from .gate import MatchResult, gate_generation, promotes, trial_path
 from .model_io import check_output, save_model
 from .positions import HOLDOUT_EVERY, check_teacher, combos
-from .provenance import git_commit
+from .provenance import stamp
 from .value_data import VALUE_UNITS, ValueRows, fit_value, generate_values
 
 DEFAULT_VALUE_TEACHER = "mcts"  # generation 1: the default search (greedy rollouts)
@@ -132,10 +129,7 @@ def fit_and_gate(
         "fit": fit,
         "play_seconds": play_seconds,
         "fit_seconds": round(time.monotonic() - t1, 1),
-        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "git_commit": git_commit(),
-        "haggis_sim_version": hs.__version__,
-        "environment": numeric_environment(),
+        **stamp(),
         **(extra or {}),
     }
     gates: list[MatchResult] = []
