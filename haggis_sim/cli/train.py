@@ -84,6 +84,18 @@ GateGames = Annotated[
     ),
 ]
 
+ValueUnits = Annotated[
+    int,
+    typer.Option(
+        "--value-units",
+        help="With --generations: joint generations. Each also fits a leaf value with this "
+        "many hidden units (1 to 64) on the same games (every seat's decisions) and its "
+        "gate plays the champion's settings with both new models (value=net); the value "
+        "goes beside each generation's file and beside OUT (OUT.value.npz). 0: the prior only.",
+    ),
+]
+MAX_VALUE_UNITS = 64  # = haggis_sim.training.value_train.MAX_VALUE_UNITS (a test checks)
+
 
 def parse_count(text: str, option: str) -> int:
     """A positive game count for ``option`` (parse_games names --games in its errors)."""
@@ -133,6 +145,7 @@ def train(
     hidden: HiddenUnits = 16,  # = haggis_sim.training.train.HIDDEN (a test checks)
     generations: Generations = 1,
     gate_games: GateGames = "0",
+    value_units: ValueUnits = 0,
 ) -> None:
     """Train a learned model: imitate a teacher (by default with a 16-unit hidden layer);
     a linear model (--hidden 0) can then be improved by play.
@@ -153,16 +166,23 @@ def train(
     With --generations K the search's prior is learned in generations (docs:
     "Generations of the prior"); an interrupted chain resumes from the generation files
     it wrote; when no generation is promoted, OUT is not written and the exit status is 1.
+    With --value-units U each generation also learns the search's leaf value from the
+    same games and is gated with both (docs: "Joint generations").
     """
     try:
         counts = _counts(games, jobs, improve_iters, improve_games, check_games, hidden)
         n_gate = 0 if gate_games.strip() == "0" else parse_count(gate_games, "--gate-games")
         _check_generations(generations, n_gate, data, improve_iters)
+        if not 0 <= value_units <= MAX_VALUE_UNITS:
+            raise InputError(f"--value-units must be 0 to {MAX_VALUE_UNITS}, got {value_units}")
+        if value_units and generations == 1:
+            raise InputError("--value-units needs --generations 2 or more")
     except InputError as exc:
         raise fail(str(exc)) from None
     if generations > 1:
         _run_chain(out, counts, generations, n_gate, seed=seed, teacher=teacher,
-                   target=target, hidden=hidden, force=force)  # fmt: skip
+                   target=target, hidden=hidden, force=force,
+                   value_units=value_units)  # fmt: skip
         return
     from ..training.console import (
         file_identity,
@@ -213,7 +233,7 @@ def _run_chain(
     command = "haggis-sim train " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else [])
     run_chain_command(
         out,
-        "the new prior",
+        "the new prior and value" if settings.get("value_units") else "the new prior",
         lambda report, each: train_prior_chain(
             out,
             generations=generations,

@@ -126,7 +126,8 @@ def _done(
     mine = prov.get("chain")
     if not isinstance(mine, dict):
         mine = {}
-    ours = all(mine.get(k) == v for k, v in chain.items())
+    extra = set(mine) - set(chain) - {"generation", "teacher"}  # settings this chain lacks
+    ours = not extra and all(mine.get(k) == v for k, v in chain.items())
     try:
         gates = [_gate_of(g) for g in prov["gate"]]
     except (KeyError, TypeError, ValueError):
@@ -154,11 +155,14 @@ def run_chain(
     promoted_spec: Callable[[CompiledStrategy, Path], str],
     force: bool = False,
     on_generation: Callable[[Generation], None] | None = None,
+    companion: Callable[[Path], Path] | None = None,
 ) -> ChainResult:
     """Run the generations whose files are ``paths`` from the champion ``root`` (module
     doc). ``chain``: the settings a generation file must record to be taken as done;
     ``read_provenance`` reads one (StrategyError when it is not a model of this kind);
-    ``promoted_spec(champion, path)``: the search a promoted generation's file makes."""
+    ``promoted_spec(champion, path)``: the search a promoted generation's file makes;
+    ``companion(path)``: a second file each generation writes beside ``path``, copied
+    beside ``OUT`` (before it) with the last promoted generation."""
     done = {}
     for k, path in enumerate(paths, 1):
         if (found := _done(path, chain, read_provenance, force)) is not None:
@@ -189,6 +193,8 @@ def run_chain(
             result.champion, result.champion_number = champion.spec, k
     if result.champion_number:
         best = paths[result.champion_number - 1]
+        if companion is not None:
+            write_file_atomically(companion(out), companion(best).read_bytes(), StrategyError, "")
         write_file_atomically(out, best.read_bytes(), StrategyError, "")
         result.written = out
     return result

@@ -25,10 +25,11 @@ from haggis_sim.selfplay import play_out
 from strategies import CompiledStrategy, StrategyError, is_compiled, ismcts, kernels, make
 from strategies.learned_features import FEATURES, decision_features
 
+from .split import HOLDOUT_EVERY, is_holdout
 from .tasks import in_order
+from .value_rows import ValueRecorder, ValueRows
 
 TRAIN_ALTERNATIVES = 24  # actions kept per training decision (chosen and visited included)
-HOLDOUT_EVERY = 5  # game g is held out when g % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
 OPPONENTS = ("teacher", "heuristic", "greedy")
 # The teacher of the shipped model: the default search, whose prior is pinned to the
 # shipped second-generation model (``mcts:model=gen2``), so the teacher does not change
@@ -50,10 +51,6 @@ def combos() -> list[tuple[str, int]]:
     return out
 
 
-def is_holdout(g: int) -> bool:
-    return g % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
-
-
 @dataclass
 class Positions:
     """Recorded decisions: one row per kept legal action."""
@@ -66,6 +63,7 @@ class Positions:
     game: np.ndarray  # (rows,) int64
     preset: list[str] = field(default_factory=list)  # per row
     players: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    values: ValueRows | None = None  # every seat's value rows (generate(values=True))
 
     @property
     def holdout(self) -> np.ndarray:
@@ -136,8 +134,10 @@ class _Recorder:
         self.rows["heuristic"].append(keep == hi)
 
 
-def play_game(g: int, seed: int, teacher: str) -> dict[str, Any]:
-    """Play training game ``g`` and return its recorded decisions (see the module doc)."""
+def play_game(g: int, seed: int, teacher: str, values: bool = False) -> dict[str, Any]:
+    """Play training game ``g`` and return its recorded decisions (see the module doc);
+    with ``values``, also every seat's value rows (:mod:`~haggis_sim.training.value_rows`)
+    under ``"values"``: recording them draws nothing, so the game is the same."""
     pairs = combos()
     preset, players = pairs[g % len(pairs)]
     lineup = OPPONENTS[(g // len(pairs)) % len(OPPONENTS)]
@@ -153,20 +153,27 @@ def play_game(g: int, seed: int, teacher: str) -> dict[str, Any]:
     rec = _Recorder(teach, is_holdout(g), np.random.default_rng(ss.spawn(1)[0]))
     streams = [K.new_stream(words[1 + s]) for s in range(players)]
     buf = np.empty(K.MAX_MOVES, dtype=np.int64)
+    value_rec = ValueRecorder(g, players) if values else None
 
     def choose(seat: int, obs: np.ndarray) -> int:
         sid = seats[seat].compiled_id
         assert sid is not None
+        if value_rec is not None:
+            value_rec.decision(seat, obs)
         if seats[seat] is teach:
             return rec.decide(sid, obs, params[seat], streams[seat])
         return int(kernels.act(sid, obs, params[seat], streams[seat], buf))
 
-    play_out(hs.Rules.preset(preset, players=players).to_array(), words[0], choose)
-    return {"game": g, "preset": preset, "players": players, **rec.rows}
+    rules = hs.Rules.preset(preset, players=players).to_array()
+    play_out(rules, words[0], choose, value_rec.round_over if value_rec is not None else None)
+    out = {"game": g, "preset": preset, "players": players, **rec.rows}
+    if value_rec is not None:
+        out["values"] = value_rec.rows()
+    return out
 
 
-def _batch(games: list[int], seed: int, teacher: str) -> list[dict[str, Any]]:
-    return [play_game(g, seed, teacher) for g in games]
+def _batch(games: list[int], seed: int, teacher: str, values: bool) -> list[dict[str, Any]]:
+    return [play_game(g, seed, teacher, values) for g in games]
 
 
 def check_teacher(teacher: str) -> CompiledStrategy:
@@ -183,16 +190,19 @@ def generate(
     teacher: str = DEFAULT_TEACHER,
     jobs: int = 1,
     on_progress: Callable[[int, int], None] | None = None,
+    values: bool = False,
 ) -> Positions:
-    """Play ``games`` training games (in ``jobs`` processes) and collect their decisions.
+    """Play ``games`` training games (in ``jobs`` processes) and collect their decisions
+    (with ``values``, also every seat's value rows of the same games, in ``.values``).
 
     The result does not depend on ``jobs``: each game is fixed by (seed, game number)
     and the games are put together in game order.
     """
     check_teacher(teacher)
     batches = [list(range(i, min(i + BATCH, games))) for i in range(0, games, BATCH)]
-    results = in_order(_batch, [(b, seed, teacher) for b in batches], jobs)
+    results = in_order(_batch, [(b, seed, teacher, values) for b in batches], jobs)
     feats, dec, cho, tar, heu, gid, pre, pla = [], [], [], [], [], [], [], []
+    value_parts: list[ValueRows] = []
     d = 0
     done = 0
     for batch in results:
@@ -208,6 +218,8 @@ def generate(
                 pla.append(np.full(len(c), rec["players"], dtype=np.int64))
                 pre.extend([rec["preset"]] * len(c))
                 d += 1
+            if values:
+                value_parts.append(rec["values"])
             done += 1
         if on_progress:
             on_progress(done, games)
@@ -222,6 +234,7 @@ def generate(
         game=np.concatenate(gid),
         preset=pre,
         players=np.concatenate(pla),
+        values=ValueRows.joined(value_parts) if values else None,
     )
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from strategies import CompiledStrategy, StrategyError
 from strategies.learned_model import load_model
+from strategies.value_features import VALUE_FEATURES
 
 from .chain import (
     ChainResult,
@@ -34,20 +35,46 @@ from .chain import (
 )
 from .gate import MatchResult, gate_generation, promotes, trial_path
 from .model_io import check_output, save_model
-from .positions import DEFAULT_TEACHER, HOLDOUT_EVERY, check_teacher
-from .train import CHECK_GAMES, HIDDEN, check_hidden, check_target, run_training
+from .positions import DEFAULT_TEACHER, HOLDOUT_EVERY, check_teacher, generate
+from .train import CHECK_GAMES, HIDDEN, check_hidden, check_target, train
+from .value_train import MAX_VALUE_UNITS, fit_value_model
+
+#: what a joint generation's value model learns from (its provenance's "data")
+JOINT_VALUE_DATA = (
+    "every seat's decisions in the prior's teacher games (line-ups teacher vs teacher, "
+    "heuristic and greedy), each with its seat's reward at the end of the round"
+)
 
 
-def prior_candidate_spec(teacher: str | CompiledStrategy, model: Path) -> str:
+def prior_candidate_spec(
+    teacher: str | CompiledStrategy, model: Path, vmodel: Path | None = None
+) -> str:
     """The search a new prior plays in: the teacher's settings with ``model`` as its
-    prior (the teacher must be an ``mcts`` spec that searches with a learned prior)."""
+    prior (the teacher must be an ``mcts`` spec that searches with a learned prior) and,
+    with ``vmodel``, ``value=net`` with that value model at its leaves."""
     strat = check_teacher(teacher) if isinstance(teacher, str) else teacher
     if strat.name != "mcts" or strat.values.get("prior") != "learned":
         raise StrategyError(
             f"--generations needs an mcts teacher with a learned prior, got {strat.spec!r}"
         )
-    values = {k: v for k, v in strat.values.items() if k not in ("model", "sha")}
-    return "mcts:" + ",".join(f"{k}={v}" for k, v in values.items()) + f",model={model}"
+    dropped = ("model", "sha") if vmodel is None else ("model", "sha", "vmodel", "vsha")
+    values = {k: v for k, v in strat.values.items() if k not in dropped}
+    if vmodel is not None:
+        values["value"] = "net"
+    spec = "mcts:" + ",".join(f"{k}={v}" for k, v in values.items()) + f",model={model}"
+    return spec if vmodel is None else f"{spec},vmodel={vmodel}"
+
+
+def value_companion(path: Path) -> Path:
+    """The value model beside a joint generation's prior ``path``:
+    ``m.gen2.npz`` -> ``m.gen2.value.npz``."""
+    return path.with_name(f"{path.stem}.value{path.suffix or '.npz'}")
+
+
+def joint_candidate_spec(teacher: str | CompiledStrategy, model: Path) -> str:
+    """The search of a joint generation: the teacher's settings with the prior ``model``
+    and, at its leaves, the value model beside it (:func:`value_companion`)."""
+    return prior_candidate_spec(teacher, model, value_companion(model))
 
 
 def _provenance(path: Path) -> dict[str, Any]:
@@ -65,6 +92,7 @@ def train_prior_chain(
     target: str = "visits",
     hidden: int = HIDDEN,
     check_games: int = CHECK_GAMES,
+    value_units: int = 0,
     jobs: int = 1,
     force: bool = False,
     command: str = "",
@@ -72,20 +100,32 @@ def train_prior_chain(
     on_generation: Callable[[Generation], None] | None = None,
 ) -> ChainResult:
     """Run ``generations`` generations (module doc) and write ``OUT`` from the last
-    promoted one. Refuses up front (StrategyError) what ``haggis-sim train`` refuses, a
-    teacher that is not a search with a learned prior, a chain without a gate, and
-    generation files of other settings (without ``force``)."""
+    promoted one (``value_units`` > 0: joint generations, each also fitting a value model
+    of that many hidden units on the same games, written beside its prior and beside
+    ``OUT``: :func:`value_companion`). Refuses up front (StrategyError) what ``haggis-sim
+    train`` refuses, a teacher that is not a search with a learned prior, a chain without
+    a gate, and generation files of other settings (without ``force``)."""
     check_output(out, "--out", force)
     if games < HOLDOUT_EVERY:
         raise StrategyError(f"--games must be at least {HOLDOUT_EVERY} (one held-out game)")
     check_hidden(hidden, 0)
     check_target(target)
+    if not 0 <= value_units <= MAX_VALUE_UNITS:
+        raise StrategyError(f"--value-units must be 0 to {MAX_VALUE_UNITS}, got {value_units}")
     teach = check_teacher(teacher)
     prior_candidate_spec(teach, out)  # a search with a prior, before hours of play
     paths = check_chain(out, generations, gate_games)
     chain: dict[str, Any] = {"seed": seed, "games": games, "target": target, "hidden": hidden,
                              "check_games": check_games, "gate_games": gate_games,
                              "root_teacher": teach.spec}  # fmt: skip
+    candidate_of: Callable[[str | CompiledStrategy, Path], str] = prior_candidate_spec
+    companion: Callable[[Path], Path] | None = None
+    if value_units:
+        chain["value_units"] = value_units
+        candidate_of, companion = joint_candidate_spec, value_companion
+        check_output(value_companion(out), "--out", force)
+        for path in paths:
+            check_output(value_companion(path), "--out", True)
 
     def make(
         k: int,
@@ -97,23 +137,45 @@ def train_prior_chain(
         gen_seed = generation_seed(seed, k)
         stage = f"generation {k}: "
         trial = trial_path(path)
+        value_trial = value_companion(trial)
         try:
-            res = run_training(trial, games=games, seed=gen_seed, teacher=champion.spec,
-                               target=target, jobs=jobs, force=True, command=command,
-                               on_progress=stage_progress(on_progress, f"{stage}teacher games"),
-                               check_games=check_games, hidden=hidden)  # fmt: skip
             t0 = time.monotonic()
-            gates = gate_generation(partial(prior_candidate_spec, champion), trial, path,
+            pos = generate(games, gen_seed, champion.spec, jobs,
+                           stage_progress(on_progress, f"{stage}teacher games"),
+                           values=bool(value_units))  # fmt: skip
+            play_seconds = round(time.monotonic() - t0, 1)
+            res = train(pos, seed=gen_seed, games=games, teacher=champion.spec,
+                        command=command, target=target, check_games=check_games, jobs=jobs,
+                        hidden=hidden)  # fmt: skip
+            res.provenance["stage1_play_seconds"] = play_seconds
+            save_model(trial, res.weights, res.provenance, force=True, hidden=res.hidden)
+            value = None
+            if pos.values is not None:
+                value = fit_value_model(pos.values, champion, seed=gen_seed, games=games,
+                                        units=value_units, command=command,
+                                        play_seconds=play_seconds,
+                                        extra={"data": JOINT_VALUE_DATA})  # fmt: skip
+                vw, vh, vprov = value
+                save_model(value_trial, vw, vprov, force=True, hidden=vh,
+                           features=VALUE_FEATURES)  # fmt: skip
+            del pos
+            t1 = time.monotonic()
+            gates = gate_generation(partial(candidate_of, champion), trial, path,
                                     champion.spec, gate_games, gen_seed, jobs, on_progress,
                                     stage)  # fmt: skip
         finally:
             trial.unlink(missing_ok=True)
-        seconds = round(time.monotonic() - t0, 1)
-        prov = {**res.provenance, "chain": record, "gate": [g.as_dict() for g in gates],
-                "promoted": promotes(gates), "gate_seconds": seconds}  # fmt: skip
-        save_model(path, res.weights, prov, force=True, hidden=res.hidden)
+            value_trial.unlink(missing_ok=True)
+        verdict = {"chain": record, "gate": [g.as_dict() for g in gates],
+                   "promoted": promotes(gates),
+                   "gate_seconds": round(time.monotonic() - t1, 1)}  # fmt: skip
+        if value is not None:  # first, so a generation's prior file means it is whole
+            vw, vh, vprov = value
+            save_model(value_companion(path), vw, {**vprov, **verdict}, force=True, hidden=vh,
+                       features=VALUE_FEATURES)  # fmt: skip
+        save_model(path, res.weights, {**res.provenance, **verdict}, force=True, hidden=res.hidden)
         return gates
 
     return run_chain(out, paths, root=teach, chain=chain, read_provenance=_provenance,
-                     make=make, promoted_spec=prior_candidate_spec, force=force,
-                     on_generation=on_generation)  # fmt: skip
+                     make=make, promoted_spec=candidate_of, force=force,
+                     on_generation=on_generation, companion=companion)  # fmt: skip

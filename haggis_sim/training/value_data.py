@@ -15,7 +15,6 @@ held out of the fit and measure it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,39 +22,17 @@ import haggis_sim as hs
 from haggis_sim import kernel as K
 from haggis_sim.selfplay import play_out
 from strategies import StrategyError, kernels
-from strategies.ismcts import VALUE_GAME, round_values
 from strategies.learned_model import Hidden
-from strategies.value_features import N_VALUE_FEATURES, value_features
+from strategies.value_features import N_VALUE_FEATURES
 
 from .environment import fit_threads
-from .positions import BATCH, HOLDOUT_EVERY, check_teacher, combos
+from .positions import BATCH, check_teacher, combos
 from .tasks import in_order
+from .value_rows import ValueRecorder, ValueRows
 
 VALUE_UNITS = 16  # hidden tanh units of haggis-sim train-value's default value model
 VALUE_L2 = 1e-4  # L2 penalty of the value fit
 VALUE_MAXITER = 400  # L-BFGS iterations of the value fit
-
-
-@dataclass
-class ValueRows:
-    """One row per decision: the acting seat's features and its round-end reward."""
-
-    features: np.ndarray  # (rows, N_VALUE_FEATURES) float32
-    target: np.ndarray  # (rows,) float32 in [0, 1]
-    players: np.ndarray  # (rows,) int64
-    game: np.ndarray  # (rows,) int64
-
-    @property
-    def holdout(self) -> np.ndarray:
-        """Whether each row's game is held out of the fit."""
-        return self.game % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
-
-    @classmethod
-    def joined(cls, parts: list[ValueRows]) -> ValueRows:
-        """The rows of ``parts`` as one set, in their order (each row keeps its game
-        number, so the held-out games stay held out)."""
-        return cls(*(np.concatenate([getattr(p, k) for p in parts])
-                     for k in ("features", "target", "players", "game")))  # fmt: skip
 
 
 def value_game(g: int, seed: int, teacher: str) -> ValueRows:
@@ -69,35 +46,15 @@ def value_game(g: int, seed: int, teacher: str) -> ValueRows:
     params = teach.param_array()
     streams = [K.new_stream(words[1 + s]) for s in range(players)]
     buf = np.empty(K.MAX_MOVES, dtype=np.int64)
-    feats: list[np.ndarray] = []
-    seats: list[int] = []
-    targets: list[float] = []
-    pending = 0  # rows of the current round, waiting for its end
-    x = np.empty(N_VALUE_FEATURES)
-    rewards = np.zeros(3)
+    rec = ValueRecorder(g, players)
 
     def choose(seat: int, obs: np.ndarray) -> int:
-        nonlocal pending
-        value_features(obs, seat, x)
-        feats.append(x.astype(np.float32))
-        seats.append(seat)
-        pending += 1
+        rec.decision(seat, obs)
         return int(kernels.act(sid, obs, params, streams[seat], buf))
 
-    def round_over(st: np.ndarray) -> None:
-        nonlocal pending
-        round_values(st, VALUE_GAME, rewards)
-        targets.extend(float(rewards[s]) for s in seats[len(seats) - pending :])
-        pending = 0
-
-    play_out(hs.Rules.preset(preset, players=players).to_array(), words[0], choose, round_over)
-    n = len(feats)
-    return ValueRows(
-        features=np.array(feats, dtype=np.float32).reshape(n, N_VALUE_FEATURES),
-        target=np.array(targets, dtype=np.float32),
-        players=np.full(n, players, dtype=np.int64),
-        game=np.full(n, g, dtype=np.int64),
-    )
+    play_out(hs.Rules.preset(preset, players=players).to_array(), words[0], choose,
+             rec.round_over)  # fmt: skip
+    return rec.rows()
 
 
 def _batch(games: list[int], seed: int, teacher: str) -> list[ValueRows]:

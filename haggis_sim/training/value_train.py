@@ -11,7 +11,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from strategies import CompiledStrategy, StrategyError
+from strategies.learned_model import Hidden
 from strategies.value_features import VALUE_FEATURES
 
 from .chain import Progress, stage_progress
@@ -92,26 +95,19 @@ def check_settings(
     return teach
 
 
-def fit_and_gate(
-    out: Path,
+def fit_value_model(
     rows: ValueRows,
     teach: CompiledStrategy,
     *,
     seed: int,
     games: int,
     units: int,
-    gate_games: int,
-    jobs: int,
-    force: bool,
     command: str,
     play_seconds: float,
-    on_progress: Progress | None = None,
-    stage: str = "",
     extra: dict[str, Any] | None = None,
-) -> ValueTrainResult:
+) -> tuple[np.ndarray, Hidden, dict[str, Any]]:
     """Fit the value model to ``rows`` (the self-play of ``teach``, ``games`` games of
-    ``seed``), gate it against ``teach`` with ``gate_games`` (2 and 3 players; 0: no gate,
-    games of ``seed``) and write it to ``out`` with its provenance (plus ``extra``)."""
+    ``seed``): its linear weights, hidden layer and provenance (plus ``extra``)."""
     t1 = time.monotonic()
     weights, hidden, fit = fit_value(rows, units, seed)
     pairs = combos()
@@ -132,6 +128,32 @@ def fit_and_gate(
         **stamp(),
         **(extra or {}),
     }
+    return weights, hidden, prov
+
+
+def fit_and_gate(
+    out: Path,
+    rows: ValueRows,
+    teach: CompiledStrategy,
+    *,
+    seed: int,
+    games: int,
+    units: int,
+    gate_games: int,
+    jobs: int,
+    force: bool,
+    command: str,
+    play_seconds: float,
+    on_progress: Progress | None = None,
+    stage: str = "",
+    extra: dict[str, Any] | None = None,
+) -> ValueTrainResult:
+    """Fit the value model to ``rows`` (:func:`fit_value_model`), gate it against
+    ``teach`` with ``gate_games`` (2 and 3 players; 0: no gate, games of ``seed``) and
+    write it to ``out`` with its provenance."""
+    weights, hidden, prov = fit_value_model(rows, teach, seed=seed, games=games, units=units,
+                                            command=command, play_seconds=play_seconds,
+                                            extra=extra)  # fmt: skip
     gates: list[MatchResult] = []
     if gate_games:
         t2 = time.monotonic()

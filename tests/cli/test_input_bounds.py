@@ -95,6 +95,13 @@ def test_the_train_hidden_limit_is_the_trainers() -> None:
     assert MAX_HIDDEN == TRAINED
 
 
+def test_the_train_value_units_limit_is_the_value_trainers() -> None:
+    from haggis_sim.cli.train import MAX_VALUE_UNITS
+    from haggis_sim.training.value_train import MAX_VALUE_UNITS as TRAINED
+
+    assert MAX_VALUE_UNITS == TRAINED
+
+
 def test_mcts_iters_and_run_games_have_limits(tmp_path: Path) -> None:
     res = runner.invoke(app, ["run", "-s", "mcts:iters=1000000000000,greedy", "-n", "2",
                               "--out", str(tmp_path / "r")])  # fmt: skip
