@@ -11,6 +11,10 @@ then, when a generation was promoted, the last one against today's defaults (its
 against the default ``mcts``, the model as ``learned`` against the default ``learned``),
 and writes the tables to ``benchmarks/results/bench_prior_chain.md`` (``--out``), which
 the docs include.
+
+``--value-units U`` measures joint generations instead (``train --value-units U``: prior
+and leaf value fitted on the same games, gated together), with each value's held-out
+error, into ``benchmarks/results/bench_joint_chain.md``.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from _chain import gate_cells, print_transcript, run_chain
-from _results import Watched, add_out_option, recorded
+from _results import RESULTS, Watched, add_out_option, recorded
 
 
 def main() -> None:
@@ -34,8 +38,13 @@ def main() -> None:
     parser.add_argument("--versus-games", type=int, default=2000,
                         help="games of the last promoted generation against today's defaults "
                         "(2 players; half as many with 3)")  # fmt: skip
+    parser.add_argument("--value-units", type=int, default=0,
+                        help="joint generations: also a leaf value of this many hidden units "
+                        "(default 0: the prior alone)")  # fmt: skip
     add_out_option(parser, "bench_prior_chain")
     opts = parser.parse_args()
+    if opts.value_units and opts.out == RESULTS / "bench_prior_chain.md":
+        opts.out = RESULTS / "bench_joint_chain.md"
     with recorded(opts.out):
         measure(opts)
 
@@ -58,9 +67,13 @@ def measure(opts: argparse.Namespace) -> None:
     args = ["train", "--generations", str(opts.generations), "--games", str(opts.games),
             "--gate-games", str(opts.gate_games), "--seed", str(opts.seed),
             "--jobs", str(opts.jobs)]  # fmt: skip
+    if opts.value_units:
+        args += ["--value-units", str(opts.value_units)]
 
     def report(seen: Watched, provs: list[dict[str, Any]], out: Path) -> None:
         _tables(seen, provs)
+        if opts.value_units:
+            _value_table(out, len(provs))
         if out.exists():
             _versus_today(out, opts)
 
@@ -83,6 +96,29 @@ def _tables(seen: Watched, provs: list[dict[str, Any]]) -> None:
     print_transcript(seen)
 
 
+def _value_table(out: Path, generations: int) -> None:
+    """Each joint generation's value: its rows and held-out error, next to the error of
+    the training mean (what a value that knows nothing scores)."""
+    from haggis_sim.training.chain import generation_path
+    from haggis_sim.training.prior_chain import value_companion
+    from strategies.learned_model import load_value_model
+
+    print()
+    print("Each generation's leaf value, fitted on every seat's decisions of the same games "
+          "(held-out: the games the prior's fit holds out; mean squared error of the "
+          "estimated reward, and of the training mean's):\n")  # fmt: skip
+    print("| generation | fit s | train rows 2p / 3p | held-out MSE 2p (mean's) | "
+          "held-out MSE 3p (mean's) |")  # fmt: skip
+    print("|---|---|---|---|---|")
+    for k in range(1, generations + 1):
+        p = load_value_model(value_companion(generation_path(out, k))).provenance
+        f = p["fit"]
+        print(f"| {k} | {p['fit_seconds']:,.0f} | {f['train_rows_2p']:,} / "
+              f"{f['train_rows_3p']:,} | {f['holdout_mse_2p']:.4f} "
+              f"({f['holdout_mse_mean_2p']:.4f}) | {f['holdout_mse_3p']:.4f} "
+              f"({f['holdout_mse_mean_3p']:.4f}) |")  # fmt: skip
+
+
 def _versus_today(out: Path, opts: argparse.Namespace) -> None:
     """The last promoted model against today's defaults, on the issue's terms: its search
     (the default search with it as prior) against the default ``mcts``, and the model as
@@ -94,14 +130,19 @@ def _versus_today(out: Path, opts: argparse.Namespace) -> None:
           "preset in turn, 95% Wilson intervals; with 3 players one against two):\n")  # fmt: skip
     print("| player | against | players | wins of games | rate [95%] |")
     print("|---|---|---|---|---|")
+    search = f"mcts:model={out}"
+    if opts.value_units:
+        from haggis_sim.training.prior_chain import value_companion
+
+        search += f",value=net,vmodel={value_companion(out)}"
     for cand, opp, games, players in (
-        (f"mcts:model={out}", "mcts", opts.versus_games, 2),
-        (f"mcts:model={out}", "mcts", opts.versus_games // 2, 3),
+        (search, "mcts", opts.versus_games, 2),
+        (search, "mcts", opts.versus_games // 2, 3),
         (f"learned:model={out}", "learned", opts.versus_games, 2),
     ):
         r = match(cand, opp, games, players, opts.seed, opts.jobs)
         lo, hi = r.interval
-        name = cand.replace(str(out), "OUT")
+        name = cand.replace(str(out.with_suffix("")), "OUT")
         print(f"| `{name}` | default `{opp}` | {players} | {r.wins:,} of {r.games:,} | "
               f"{r.win_rate:.1%} [{lo:.1%}, {hi:.1%}] |")  # fmt: skip
 

@@ -23,6 +23,7 @@ from haggis_sim.training.prior_chain import (
 )
 from haggis_sim.training.train import run_training
 from haggis_sim.training.value_data import value_game
+from haggis_sim.training.value_rows import ValueRecorder
 from strategies import StrategyError
 from strategies.learned_model import load_model, load_value_model
 
@@ -79,17 +80,27 @@ def test_the_value_rows_are_every_seats_decisions_of_the_prior_games() -> None:
         assert np.array_equal(getattr(plain, name), getattr(joint, name)), name
     assert plain.values is None and joint.values is not None
     assert sorted(set(joint.values.game)) == list(range(6))
-    n = len(combos())
-    for g in (0, n):  # line-up teacher vs teacher; teacher vs heuristic
-        rows = play_game(g, 7, teacher, values=True)["values"]
-        alone = value_game(g, 7, teacher)
-        if g == 0:
-            assert np.array_equal(rows.features, alone.features)
-            assert np.array_equal(rows.target, alone.target)
-        else:  # another game, but every seat's decisions: more than the teacher's own
-            teacher_rows = len(play_game(g, 7, teacher)["chosen"])
-            assert len(rows.target) > teacher_rows
-        assert ((rows.target >= 0) & (rows.target <= 1)).all()
+    rows = play_game(0, 7, teacher, values=True)["values"]  # line-up teacher vs teacher
+    alone = value_game(0, 7, teacher)
+    assert np.array_equal(rows.features, alone.features)
+    assert np.array_equal(rows.target, alone.target)
+    assert ((rows.target >= 0) & (rows.target <= 1)).all()
+
+
+def test_every_seat_records_value_rows_whoever_plays_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    seats: list[int] = []
+    record = ValueRecorder.decision
+
+    def spy(self: ValueRecorder, seat: int, obs: np.ndarray) -> None:
+        seats.append(seat)
+        record(self, seat, obs)
+
+    monkeypatch.setattr(ValueRecorder, "decision", spy)
+    g = len(combos())  # line-up teacher vs heuristic, the teacher in seat g % players
+    rows = play_game(g, 7, "mcts:iters=4", values=True)
+    assert sorted(set(seats)) == list(range(rows["players"])) and len(seats) == len(
+        rows["values"].target
+    )
 
 
 def test_plain_and_joint_chains_do_not_take_each_others_files(
