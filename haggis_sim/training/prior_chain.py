@@ -10,6 +10,12 @@ provenance, and is promoted when the gate shows ``mcts:...,model=OUT.genK.npz`` 
 than the champion. Each generation learns from its own champion's games only (no replay
 window: the fit of 2,000 games already takes about 9 GB). The promoted model is both the
 new search's prior and a ``learned`` player of its own (``learned:model=OUT``).
+
+Joint generations (``value_units`` > 0; ``train --generations K --value-units U``) fit
+on the same games a leaf value too (every seat's decisions, each with its seat's reward
+at the end of the round: :mod:`~haggis_sim.training.value_rows`), written beside the
+prior (:func:`value_companion`); the gate plays the champion's settings with both new
+models (``value=net``), and a promoted generation's search uses both.
 """
 
 from __future__ import annotations
