@@ -4,10 +4,36 @@ computed from them depends on ``jobs``)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+#: executor manager threads of executors this module killed: their dying words are not
+#: the user's concern (see :func:`_silence`)
+_killed_managers: set[threading.Thread] = set()
+
+
+def _silence(thread: threading.Thread | None) -> None:
+    """Keep ``thread`` (the manager thread of an executor whose workers this module kills
+    on Ctrl-C or an error) from printing a traceback: loky's manager can still be handing
+    a call to the queue when the kill clears its bookkeeping, and then raises (KeyError)
+    after the command has said its one line. Other threads' exceptions print as ever."""
+    if thread is None:
+        return
+    _killed_managers.add(thread)
+    if getattr(threading.excepthook, "silences_killed_managers", False):
+        return
+    previous = threading.excepthook
+
+    def hook(args: threading.ExceptHookArgs) -> None:
+        if args.thread in _killed_managers:
+            return
+        previous(args)
+
+    hook.silences_killed_managers = True  # type: ignore[attr-defined]
+    threading.excepthook = hook
 
 
 def in_order(fn: Callable[..., T], calls: Sequence[tuple[Any, ...]], jobs: int) -> Iterator[T]:
@@ -52,5 +78,6 @@ def _in_workers(fn: Callable[..., T], calls: Sequence[tuple[Any, ...]], jobs: in
             for f in done:
                 finished[running.pop(f)] = f.result()
     except BaseException:
+        _silence(getattr(ex, "_executor_manager_thread", None))
         ex.shutdown(wait=False, kill_workers=True)
         raise
