@@ -233,6 +233,7 @@ def _run(
         VALUES[value],
         buf,
         np.zeros(0),
+        1.0,
     )
     result = []
     for code, row in zip(codes, sums, strict=True):

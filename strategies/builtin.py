@@ -235,6 +235,16 @@ VSHA_PARAM = Param(
     "SHA-256 prefix the value model file must have (filled in from the file when empty)",
 )
 
+MIX_PARAM = Param(
+    "mix",
+    float,
+    1.0,
+    "with value=net, the weight of the value model's estimate at a leaf; the rest (1 - mix) "
+    "is a rollout (rollout policy) valued as value=game. 1: no rollout",
+    0.0,
+    1.0,
+)
+
 
 def bind_model(strategy: Strategy, value: bool = False) -> LearnedModel:
     """Load the model that ``strategy``'s ``model`` value names and pin it in the values
@@ -330,6 +340,7 @@ class MctsStrategy(CompiledStrategy):
         SHA_PARAM,
         VMODEL_PARAM,
         VSHA_PARAM,
+        MIX_PARAM,
     )
     compiled_id = kernels.MCTS_ID
 
@@ -345,8 +356,8 @@ class MctsStrategy(CompiledStrategy):
             self.value_model = bind_model(self, value=True)
 
     def check_values(self) -> None:
-        """Refuse a model or sha with prior=none, and a vmodel or vsha without value=net:
-        no such model is read then."""
+        """Refuse a model or sha with prior=none, and a vmodel, vsha or mix without
+        value=net: no such model is read then."""
         if self.values["prior"] == "none":
             for p in (MCTS_MODEL_PARAM, SHA_PARAM):
                 if self.values[p.name] != p.default:
@@ -355,7 +366,7 @@ class MctsStrategy(CompiledStrategy):
                         "(no model is read); drop it or set prior=learned"
                     )
         if self.values["value"] != "net":
-            for p in (VMODEL_PARAM, VSHA_PARAM):
+            for p in (VMODEL_PARAM, VSHA_PARAM, MIX_PARAM):
                 if self.values[p.name] != p.default:
                     raise InertParameterError(
                         f"mcts: {p.name}={self.values[p.name]} has no effect with "

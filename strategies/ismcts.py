@@ -18,7 +18,9 @@ round score margin squashed to [0, 1]. With 2 players the two win equally often 
 games head to head); with 3 the game value wins far more (docs/strategies.md, *How
 mcts decides*), so it is the default. With ``value=net`` there is no rollout: the leaf
 is scored by a learned value network over what each seat sees of it, trained on the
-search's own self-play (:mod:`strategies.value_features`). Each node keeps the reward of
+search's own self-play (:mod:`strategies.value_features`); with ``mix`` below 1 the
+leaf's reward is ``mix`` times that estimate plus ``1 - mix`` times a rollout's game
+value (AlphaGo's mixed leaf evaluation, Silver et al. 2016). Each node keeps the reward of
 the seat that moved into it. The move played is the most visited root child. A bet is
 chosen by scoring every bet option the rules allow, and not betting, with forced root
 children (:func:`choose_bet`): the rollouts (or the leaf value, which sees the bets)
@@ -73,6 +75,7 @@ M_MODEL = MCTS_PARAMS.index("model")  # free text: the slot stays 0 (the weights
 M_SHA = MCTS_PARAMS.index("sha")  # free text: the slot stays 0
 M_VMODEL = MCTS_PARAMS.index("vmodel")  # free text: the slot stays 0 (the weights follow)
 M_VSHA = MCTS_PARAMS.index("vsha")  # free text: the slot stays 0
+M_MIX = MCTS_PARAMS.index("mix")
 # After the named slots: the length of the value model's parameter array (0 unless
 # value=net), that array (value_features.value_logit), then, with prior=learned, the
 # prior model's parameter array (learned_features.score_actions); see value_params and
@@ -172,10 +175,10 @@ def _descend(
     ``tree`` is :func:`new_tree`'s tuple of node arrays; ``table`` the hash table
     (``tkeys``, ``tvals``, ``tstamp``, ``tried``), returned, grown if a node had more
     legal actions than fit; ``settings`` is (``c``, rollout ``policy``, ``value``,
-    ``no_params``, node ``cap``, searcher ``seat``, the value model's array and its
-    feature buffer). The bundles are unpacked into locals
-    here, once per iteration, and the hot helpers get plain arrays: reading the arrays out
-    of a tuple inside the loops cost a quarter of the search's time.
+    ``no_params``, node ``cap``, searcher ``seat``, the value model's array, its
+    feature buffer and the value's weight ``mix`` against a rollout). The bundles are
+    unpacked into locals here, once per iteration, and the hot helpers get plain arrays:
+    reading the arrays out of a tuple inside the loops cost a quarter of the search's time.
     ``ctr`` holds [nodes in use, hash-table stamp, pool entries in use]. A node where the
     searcher ``seat`` is to act has the same legal actions in every determinization (its
     own hand and the public path decide them), so they are listed once into ``pool``
@@ -184,7 +187,7 @@ def _descend(
     """
     action, first_child, sibling, mover, visits, reward, avail, n_children, lstart = tree
     tkeys, tvals, tstamp, tried = table
-    c, policy, value, no_params, cap, seat, vparams, x = settings
+    c, policy, value, no_params, cap, seat, vparams, x, mix = settings
     tsize = tkeys.shape[0]
     node = path[depth]
     while not expanded and depth > 0 and st[K.S_PHASE] != K.PH_ROUND_OVER:
@@ -285,7 +288,7 @@ def _descend(
         node = best
         depth += 1
         path[depth] = node
-    rollout_reward(st, rng, buf, policy, value, rewards, no_params, vparams, x)
+    rollout_reward(st, rng, buf, policy, value, rewards, no_params, vparams, x, mix)
     for d in range(depth, 0, -1):
         nd = path[d]
         visits[nd] += 1.0
@@ -358,7 +361,7 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
     rewards = np.zeros(3, dtype=np.float64)
     no_params = np.zeros(8, dtype=np.float64)
     x = np.empty(N_VALUE_FEATURES)
-    settings = (c, policy, value, no_params, cap, seat, value_params(params), x)
+    settings = (c, policy, value, no_params, cap, seat, value_params(params), x, params[M_MIX])
     st = np.empty_like(obs)
     unseen = np.empty(45, dtype=np.int64)
     budget = params[M_MS] / 1000.0
@@ -432,7 +435,7 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
 
 
 @njit(cache=True)
-def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf, vparams):
+def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf, vparams, mix):
     """Score each of ``moves`` (legal at ``obs``) by ISMCTS with forced root children.
 
     ``groups`` times: deal the hidden cards once (stream ``derive(seed, 2g)``), then for
@@ -441,13 +444,13 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf, vparam
     (common random numbers). A move ``KEEP`` (-1) applies nothing: below it the acting
     seat's own decision is searched, which scores "do not bet" against the bets.
     ``value`` is the reward (:func:`round_values`; with ``value=net`` the value model's
-    array ``vparams`` at the leaves). Returns one row per move: sum and sum
-    of squares of the acting seat's reward, then of its round score margin over the best
-    other seat, then the number of samples (columns 0-4); then (5) the number of samples in
-    which the acting seat went out first (the shepherd), and (6, 7) the sums of squared
-    differences of its reward and margin from the first move's on the same deal, so the
-    standard error of a difference between alternatives is exact under common random
-    numbers (the first move's row holds zeros there).
+    array ``vparams`` at the leaves, weighted ``mix`` against a rollout). Returns one row
+    per move: sum and sum of squares of the acting seat's reward, then of its round score
+    margin over the best other seat, then the number of samples (columns 0-4); then (5)
+    the number of samples in which the acting seat went out first (the shepherd), and
+    (6, 7) the sums of squared differences of its reward and margin from the first move's
+    on the same deal, so the standard error of a difference between alternatives is exact
+    under common random numbers (the first move's row holds zeros there).
     """
     seat = obs[K.S_TO_ACT]
     m = moves.shape[0]
@@ -472,7 +475,7 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf, vparam
     path = np.empty(cap, dtype=np.int64)
     rewards = np.zeros(3, dtype=np.float64)
     no_params = np.zeros(8, dtype=np.float64)
-    settings = (c, policy, value, no_params, cap, seat, vparams, np.empty(N_VALUE_FEATURES))
+    settings = (c, policy, value, no_params, cap, seat, vparams, np.empty(N_VALUE_FEATURES), mix)
     deal = np.empty_like(obs)
     st = np.empty_like(obs)
     unseen = np.empty(45, dtype=np.int64)
@@ -535,7 +538,7 @@ def choose_bet(obs, params, rng, buf):
     seed = np.int64(K.next_u64(rng) >> np.uint64(1))
     sums = analyze_alternatives(
         obs, opts[:n], groups, seed, params[M_C], np.int64(params[M_ROLLOUT]),
-        np.int64(params[M_VALUE]), buf, value_params(params),
+        np.int64(params[M_VALUE]), buf, value_params(params), params[M_MIX],
     )  # fmt: skip
     best = 0
     for j in range(1, n):

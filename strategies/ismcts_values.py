@@ -157,21 +157,25 @@ def round_values(st, value, out):
 
 
 @njit(cache=True)
-def rollout_reward(st, rng, buf, policy, value, rewards, no_params, vparams, x):
+def rollout_reward(st, rng, buf, policy, value, rewards, no_params, vparams, x, mix):
     """Each seat's reward, into ``rewards``, for the search leaf ``st`` (changed).
 
     ``value=net``: the learned leaf value of the unfinished round
     (:func:`~strategies.value_features.leaf_values` with the value model's array
-    ``vparams``, ``x`` its feature buffer); a finished round is scored as ``game``.
-    Otherwise the round is played out by the rollout ``policy`` and scored by
-    :func:`round_values`.
+    ``vparams``, ``x`` its feature buffer), weighted ``mix`` against a rollout scored as
+    ``game`` (weight 1 - ``mix``; none is played when ``mix`` is 1); a finished round is
+    scored as ``game``. Otherwise the round is played out by the rollout ``policy`` and
+    scored by :func:`round_values`.
     """
+    net0 = net1 = net2 = 0.0
     if value == VALUE_NET:
-        if st[K.S_PHASE] != K.PH_ROUND_OVER:
-            leaf_values(st, vparams, x, rewards)
-        else:
+        if st[K.S_PHASE] == K.PH_ROUND_OVER:
             round_values(st, VALUE_GAME, rewards)
-        return
+            return
+        leaf_values(st, vparams, x, rewards)
+        if mix >= 1.0:
+            return
+        net0, net1, net2 = rewards[0], rewards[1], rewards[2]
     while st[K.S_PHASE] != K.PH_ROUND_OVER:
         if policy == ROLLOUT_GREEDY:
             a = greedy_rollout_act(st, no_params, rng, buf)
@@ -179,4 +183,11 @@ def rollout_reward(st, rng, buf, policy, value, rewards, no_params, vparams, x):
             k = K.legal_actions(st, buf, False)
             a = buf[K.below(rng, k)]
         K.apply_action(st, a)
-    round_values(st, value, rewards)
+    if value != VALUE_NET:
+        round_values(st, value, rewards)
+        return
+    round_values(st, VALUE_GAME, rewards)
+    rest = 1.0 - mix
+    rewards[0] = mix * net0 + rest * rewards[0]
+    rewards[1] = mix * net1 + rest * rewards[1]
+    rewards[2] = mix * net2 + rest * rewards[2]

@@ -42,7 +42,8 @@ WILD_SPENT_POINTS = 10.0
 # ``model`` and ``sha`` name the prior's model file; their slots stay 0: the model's
 # weights follow the slots (``MctsStrategy.param_array``).
 MCTS_PARAMS = (
-    "iters", "c", "rollout", "ms", "value", "bets", "prior", "model", "sha", "vmodel", "vsha"
+    "iters", "c", "rollout", "ms", "value", "bets", "prior", "model", "sha", "vmodel", "vsha",
+    "mix",
 )  # fmt: skip
 MCTS_ROLLOUTS = ("random", "greedy")  # values of ``rollout`` (its slot holds the index)
 MCTS_VALUES = ("game", "round", "net")  # values of ``value``

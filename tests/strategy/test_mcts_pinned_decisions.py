@@ -26,7 +26,11 @@ generation (the default's prior). When mcts's prior was pinned to that model by 
 tables' digests changed once more (the spec text) and the rounds and moves did not. When
 the learned leaf value arrived (``value=net``, its model named by ``vmodel`` and pinned
 by ``vsha``), the games tables' digests changed again for the same reason (the spec now
-lists ``vmodel`` and ``vsha``) and the rounds and moves did not. A deliberate change
+lists ``vmodel`` and ``vsha``) and the rounds and moves did not. When the mixed leaf
+value arrived (``mix``, 2026-11-28), the games tables' digests changed once more (the spec
+lists ``mix=1.0``) and the rounds and moves did not; the ``value=net`` cases were added
+then, their rounds and moves digests taken on da4df53 (before ``mix``) and reproduced
+after it, so ``mix=1`` is the ``value=net`` search as it was. A deliberate change
 must update DIGESTS and POSITION_DIGESTS with this comment.
 """
 
@@ -75,6 +79,9 @@ CASES: dict[str, tuple[str, int, tuple[str, ...], int, int]] = {
         6,
         13,
     ),
+    # the learned leaf value (value=net at its default mix=1: no rollout)
+    "value-net-2p": ("revised", 2, ("mcts:iters=24,value=net", "heuristic"), 4, 15),
+    "value-net-3p": ("classic", 3, ("mcts:iters=24,value=net", "heuristic", "greedy"), 3, 16),
 }
 
 #: d124337's digests, reproduced exactly by a6fc276, 3ddf475, a84dd07 and 4454c58 (root
@@ -105,19 +112,29 @@ DIGESTS_D124337: dict[str, dict[str, str]] = {
 #: refactor must keep these.
 DIGESTS: dict[str, dict[str, str]] = {
     "greedy-mcts-2p": {
-        "games": "fab84ce9b21a1cffb630a4caff9ed43b6248ac0362fbc4ac32fea6e6237f1e45",
+        "games": "f8465ad52b30bd7b65a1ecb0a6314cd1e777a17b0193dca486206f4f63c7128d",
         "rounds": "3df24629beb2a6fab5d916c7fd4588c11250d00685f7f128636a37dfe8daed69",
         "moves": "ab179805f5d92fe12a5adc82605ac27ebc1f5dac545da6f59a6f08eadeb6dc9a",
     },
     "mcts-heuristic-3p": {
-        "games": "9ad2aada812dbf3e9800220d97155a790716c5cfa66331c95d8ce70ddf5258ed",
+        "games": "4cc88ad99c1f4bd3bbbd47ab21e476a1b0321776d1940a7063b8bf1f5b7ef6d8",
         "rounds": "faddbf69044008326fad901a4b7f095364630ef6ac545e0e7d95f60788bdf8b0",
         "moves": "97feb7fe10a0b86b96023bfeb884984ac789a357eff6a2ae1acf84e4d2ed64d5",
     },
     "mcts-random-rollout-aid-2p": {
-        "games": "51b71505ee39768f9237c12d237f03e70e4f51bd3177def001456ed3fd0326b4",
+        "games": "045a37bf08b3475e2b62d0bfbc7afd8c24ec7886478c863e3fe4a3a934f043aa",
         "rounds": "b144bea6aad47769106a564623d513ec852250ea937541566af3ad65e013f463",
         "moves": "6034f2441f031c94cabac47f52182673bb6f156c688c0461041910b516ff2a6c",
+    },
+    "value-net-2p": {
+        "games": "919374214b7026a1d59b05cd7c572fc97aad01c7fe6c2a9b345f2a790ecb0a8b",
+        "rounds": "52c3522382bac71cfc1eab367aac052df95c75dbfab67cfaab6aadbf65e3846b",
+        "moves": "60c13aed959887e7dc8b2c5cf0c88ce6b23bdec988fb28b5554050d836312cb7",
+    },
+    "value-net-3p": {
+        "games": "66103b4d45d82a53d2f7f91fcb8d973951239bb2f084dbcbf1b194d64d8fb693",
+        "rounds": "bf514b1c2a5b5963a538a2e0552ae49911b95b321a81d10415fdf1db36b2e30d",
+        "moves": "f2d3494e1504fed0f27d11c68e3aa4beab53b29d636fbb1bc05980362eb910f6",
     },
 }
 
