@@ -1,0 +1,66 @@
+"""The screen behind the mixed leaf value's benchmark: ``mcts:value=net,mix=λ`` at 64
+and 128 iterations against today's default ``mcts``, one match per (iterations, λ) and
+player count.
+
+Run from the repository root: ``python benchmarks/bench_mix_sweep.py`` (``--games 200``
+for a quick look). Prints a Markdown table and writes it to
+``benchmarks/results/bench_mix_sweep.md`` (``--out``), which the docs include.
+
+Each match is a training gate's (``haggis_sim.training.gate.match``: every preset with
+that player count in turn, seats rotated, 2 players head to head, 3 players one against
+two), all with the same seed, so every row plays the same deals. ``mix=0`` weighs only
+the rollout: at 64 iterations it *is* the default (an A/A match, the known truth a
+screen must reproduce: a rate whose interval holds chance), at 128 it is the default
+with twice its budget (what the iterations alone are worth). The benchmark that tests
+the chosen settings on other games is ``bench_value.py`` (``bench_value_mix.md``): a
+screen of many settings on one seed picks the best *of these games*, and its winner's
+rate is biased upward, so the screen's rows are not the claim.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+from _results import add_out_option, recorded
+
+from haggis_sim.training.gate import match
+
+DEFAULT = "mcts"
+ITERS = (64, 128)
+MIXES = (0.0, 0.25, 0.5, 0.75, 0.9, 1.0)
+SEED = 2811
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=1000, help="games per match")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    add_out_option(parser, "bench_mix_sweep")
+    opts = parser.parse_args()
+    with recorded(opts.out):
+        measure(opts.games, opts.jobs)
+
+
+def measure(games: int, jobs: int) -> None:
+    print(f"jobs {jobs}; opponent: `{DEFAULT}` (64 iterations, rollouts); seed {SEED}\n")
+    print("| iters | mix | 2 players: won [95% interval] | 3 players, one against two "
+          "[95% interval] | seconds |")  # fmt: skip
+    print("|---|---|---|---|---|")
+    for iters in ITERS:
+        for mix in MIXES:
+            spec = f"mcts:value=net,mix={mix},iters={iters}"
+            t0 = time.monotonic()
+            cells = []
+            for players in (2, 3):
+                r = match(spec, DEFAULT, games, players, SEED, jobs)
+                lo, hi = r.interval
+                cells.append(f"{r.wins:,} of {r.games:,} = {r.win_rate:.1%} [{lo:.1%}, {hi:.1%}]")
+            took = time.monotonic() - t0
+            print(f"| {iters} | {mix} | {cells[0]} | {cells[1]} | {took:.0f} |", flush=True)
+    print("\nChance: 50% with 2 players, 33.3% as one against two with 3.")
+
+
+if __name__ == "__main__":
+    main()
