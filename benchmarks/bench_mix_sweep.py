@@ -1,6 +1,6 @@
-"""The screen behind the mixed leaf value's benchmark: ``mcts:value=net,mix=λ`` at 64
-and 128 iterations against today's default ``mcts``, one match per (iterations, λ) and
-player count.
+"""The screen behind the mixed leaf value's benchmark: ``mcts:value=net,mix=λ`` at the
+iterations and λ the screen tried (:data:`SCREEN`) against today's default ``mcts``, one
+match per setting and player count.
 
 Run from the repository root: ``python benchmarks/bench_mix_sweep.py`` (``--games 200``
 for a quick look). Prints a Markdown table and writes it to
@@ -11,7 +11,8 @@ that player count in turn, seats rotated, 2 players head to head, 3 players one 
 two), all with the same seed, so every row plays the same deals. ``mix=0`` weighs only
 the rollout: at 64 iterations it *is* the default (an A/A match, the known truth a
 screen must reproduce: a rate whose interval holds chance), at 128 it is the default
-with twice its budget (what the iterations alone are worth). The benchmark that tests
+with twice its budget (what the iterations alone are worth); ``mix=1`` is ``value=net``
+without rollouts. The benchmark that tests
 the chosen settings on other games is ``bench_value.py`` (``bench_value_mix.md``): a
 screen of many settings on one seed picks the best *of these games*, and its winner's
 rate is biased upward, so the screen's rows are not the claim.
@@ -28,8 +29,13 @@ from _results import add_out_option, recorded
 from haggis_sim.training.gate import match
 
 DEFAULT = "mcts"
-ITERS = (64, 128)
-MIXES = (0.0, 0.25, 0.5, 0.75, 0.9, 1.0)
+#: (iterations, mix) of every row: each setting the screen of 2026-11-28 tried before the
+#: benchmark's settings were chosen, and the controls (mix=0: rollouts only; mix=1: none)
+SCREEN = (
+    (64, 0.0), (64, 0.25), (64, 0.5), (64, 0.6), (64, 0.75), (64, 0.9), (64, 1.0),
+    (32, 0.5), (48, 0.5),
+    (96, 0.75), (128, 0.0), (128, 0.5), (128, 0.75), (128, 0.9), (256, 0.75),
+)  # fmt: skip
 SEED = 2811
 
 
@@ -48,17 +54,16 @@ def measure(games: int, jobs: int) -> None:
     print("| iters | mix | 2 players: won [95% interval] | 3 players, one against two "
           "[95% interval] | seconds |")  # fmt: skip
     print("|---|---|---|---|---|")
-    for iters in ITERS:
-        for mix in MIXES:
-            spec = f"mcts:value=net,mix={mix},iters={iters}"
-            t0 = time.monotonic()
-            cells = []
-            for players in (2, 3):
-                r = match(spec, DEFAULT, games, players, SEED, jobs)
-                lo, hi = r.interval
-                cells.append(f"{r.wins:,} of {r.games:,} = {r.win_rate:.1%} [{lo:.1%}, {hi:.1%}]")
-            took = time.monotonic() - t0
-            print(f"| {iters} | {mix} | {cells[0]} | {cells[1]} | {took:.0f} |", flush=True)
+    for iters, mix in SCREEN:
+        spec = f"mcts:value=net,mix={mix},iters={iters}"
+        t0 = time.monotonic()
+        cells = []
+        for players in (2, 3):
+            r = match(spec, DEFAULT, games, players, SEED, jobs)
+            lo, hi = r.interval
+            cells.append(f"{r.wins:,} of {r.games:,} = {r.win_rate:.1%} [{lo:.1%}, {hi:.1%}]")
+        took = time.monotonic() - t0
+        print(f"| {iters} | {mix} | {cells[0]} | {cells[1]} | {took:.0f} |", flush=True)
     print("\nChance: 50% with 2 players, 33.3% as one against two with 3.")
 
 
