@@ -25,7 +25,7 @@ from haggis_sim.selfplay import play_out
 from strategies import CompiledStrategy, StrategyError, is_compiled, ismcts, kernels, make
 from strategies.learned_features import FEATURES, decision_features
 
-from .split import HOLDOUT_EVERY, is_holdout
+from .split import holdout_mask, is_holdout
 from .tasks import in_order
 from .value_rows import ValueRecorder, ValueRows
 
@@ -67,7 +67,7 @@ class Positions:
 
     @property
     def holdout(self) -> np.ndarray:
-        return self.game % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
+        return holdout_mask(self.game)
 
 
 def _index(buf: np.ndarray, n: int, action: int) -> int:

@@ -41,7 +41,8 @@ from .chain import (
 )
 from .gate import MatchResult, gate_generation, promotes, trial_path
 from .model_io import check_output, save_model
-from .positions import DEFAULT_TEACHER, HOLDOUT_EVERY, check_teacher, generate
+from .positions import DEFAULT_TEACHER, check_teacher, generate
+from .split import HOLDOUT_EVERY
 from .train import CHECK_GAMES, HIDDEN, check_hidden, check_target, train
 from .value_train import MAX_VALUE_UNITS, fit_value_model
 

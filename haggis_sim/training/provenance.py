@@ -14,7 +14,8 @@ from strategies import make
 
 from .environment import numeric_environment
 from .fit import L2, L2_HIDDEN
-from .positions import HOLDOUT_EVERY, OPPONENTS, TRAIN_ALTERNATIVES, combos
+from .positions import OPPONENTS, TRAIN_ALTERNATIVES, combos
+from .split import SPLIT_RULE
 
 
 def git_commit() -> str | None:
@@ -63,7 +64,7 @@ def provenance(
         "opponents": list(OPPONENTS),
         "presets": sorted({p for p, _ in pairs}),
         "players": sorted({n for _, n in pairs}),
-        "split": f"game g held out when g % {HOLDOUT_EVERY} == {HOLDOUT_EVERY - 1}",
+        "split": SPLIT_RULE,
         "train_decisions": stage1["train_decisions"],
         "holdout_decisions": stage1["holdout_decisions"],
         "train_alternatives": TRAIN_ALTERNATIVES,

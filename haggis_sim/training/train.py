@@ -65,7 +65,6 @@ from .metrics import top1
 from .model_io import check_output, save_model
 from .positions import (
     DEFAULT_TEACHER,
-    HOLDOUT_EVERY,
     Positions,
     check_teacher,
     combos,
@@ -73,6 +72,7 @@ from .positions import (
     write_positions,
 )
 from .provenance import provenance
+from .split import HOLDOUT_EVERY
 
 TARGETS = ("visits", "chosen")  # what the fit imitates (haggis-sim train --target)
 HIDDEN = 16  # hidden units of haggis-sim train's default model (0: linear, as gen1, gen2)

@@ -16,7 +16,7 @@ import numpy as np
 from strategies.ismcts import VALUE_GAME, round_values
 from strategies.value_features import N_VALUE_FEATURES, value_features
 
-from .split import HOLDOUT_EVERY
+from .split import holdout_mask
 
 
 @dataclass
@@ -31,7 +31,7 @@ class ValueRows:
     @property
     def holdout(self) -> np.ndarray:
         """Whether each row's game is held out of the fit."""
-        return self.game % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
+        return holdout_mask(self.game)
 
     @classmethod
     def joined(cls, parts: list[ValueRows]) -> ValueRows:

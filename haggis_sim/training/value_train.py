@@ -20,8 +20,9 @@ from strategies.value_features import VALUE_FEATURES
 from .chain import Progress, stage_progress
 from .gate import MatchResult, gate_generation, promotes, trial_path
 from .model_io import check_output, save_model
-from .positions import HOLDOUT_EVERY, check_teacher, combos
+from .positions import check_teacher, combos
 from .provenance import stamp
+from .split import HOLDOUT_EVERY, SPLIT_RULE
 from .value_data import VALUE_UNITS, ValueRows, fit_value, generate_values
 
 DEFAULT_VALUE_TEACHER = "mcts"  # generation 1: the default search (greedy rollouts)
@@ -119,7 +120,7 @@ def fit_value_model(
         "teacher": teach.spec,
         "presets": sorted({p for p, _ in pairs}),
         "players": sorted({n for _, n in pairs}),
-        "split": f"game g held out when g % {HOLDOUT_EVERY} == {HOLDOUT_EVERY - 1}",
+        "split": SPLIT_RULE,
         "target": "the acting seat's game value at the end of the round (round_values, game)",
         "hidden_units": units,
         "fit": fit,
