@@ -9,13 +9,15 @@ for a quick look). Prints a Markdown table and writes it to
 Each match is a training gate's (``haggis_sim.training.gate.match``: every preset with
 that player count in turn, seats rotated, 2 players head to head, 3 players one against
 two), all with the same seed, so every row plays the same deals. ``mix=0`` weighs only
-the rollout: at 64 iterations it *is* the default (an A/A match, the known truth a
-screen must reproduce: a rate whose interval holds chance), at 128 it is the default
+the rollout: at 64 iterations it *is* the default, and with one policy in every seat
+each deal's rotated seatings replay one game, so that row must show exactly 50% and
+33.3% (the known truth: mix=0 is the default and the match is fair; it says nothing of
+the noise, which the intervals give), at 128 it is the default
 with twice its budget (what the iterations alone are worth); ``mix=1`` is ``value=net``
-without rollouts. The benchmark that tests
-the chosen settings on other games is ``bench_value.py`` (``bench_value_mix.md``): a
-screen of many settings on one seed picks the best *of these games*, and its winner's
-rate is biased upward, so the screen's rows are not the claim.
+without rollouts. The benchmark that tests the chosen settings on other games is
+``bench_value.py`` (``bench_value_mix.md``): a screen of many settings on one seed picks
+the best *of these games*, and its winner's rate is biased upward, so the screen's rows
+are not the claim.
 """
 
 from __future__ import annotations
