@@ -10,27 +10,12 @@ and read back from their Parquet logs) are compared with the digests in
 from __future__ import annotations
 
 import hashlib
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from run_helpers import GOLDEN, golden
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
-
-
-def _load_regenerate() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("golden_regenerate", GOLDEN / "regenerate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-G = _load_regenerate()
+G = golden()
 STORED: dict[str, Any] = G.load_stored()
 RUN_NAMES = list(dict.fromkeys([*STORED["runs"], *(c.name for c in G.CASES)]))
 PLAYTHROUGH_NAMES = list(dict.fromkeys([*STORED["playthroughs"], *G.PLAYTHROUGH_GAMES]))

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cli_helpers import invoke, one_line_error
+from run_helpers import play_phase_states
 
-import haggis_sim as hs
 import strategies
 from haggis_sim.engine import layout as L
 from haggis_sim.engine import state as S
@@ -40,16 +40,6 @@ from strategies.value_features import (
 SHIPPED_VALUE = MODELS_DIR / SHIPPED_VALUE_MODELS["vgen1"]
 
 
-def _states(preset: str, players: int, seed: int) -> np.ndarray:
-    """Every play-phase state of one random game."""
-    rules = hs.Rules.preset(preset, players=players).to_array()
-    states = np.empty((8000, L.STATE_SIZE), dtype=np.int64)
-    actions = np.empty(8000, dtype=np.int64)
-    n = S.random_game_trace(rules, np.int64(seed), 0.3, states, actions)
-    live = states[:n]
-    return live[live[:, L.S_PHASE] == L.PH_PLAY]
-
-
 @pytest.mark.parametrize(("preset", "players"), [("revised", 2), ("classic", 3), ("deluxe", 3)])
 def test_features_of_a_state_are_the_features_of_the_seats_observation(
     preset: str, players: int
@@ -60,7 +50,7 @@ def test_features_of_a_state_are_the_features_of_the_seats_observation(
     Checked for every seat of every play-phase state of a whole game."""
     x_state = np.empty(N_VALUE_FEATURES)
     x_obs = np.empty(N_VALUE_FEATURES)
-    states = _states(preset, players, 7)
+    states = play_phase_states(preset, players, 7)
     checked = 0
     for st in states:
         full = st.copy()
@@ -81,7 +71,7 @@ def test_leaf_values_are_a_distribution_over_the_seats() -> None:
     x = np.empty(N_VALUE_FEATURES)
     out = np.zeros(3)
     for players in (2, 3):
-        for st in _states("revised", players, 3)[::5]:
+        for st in play_phase_states("revised", players, 3)[::5]:
             leaf_values(st.copy(), params, x, out)
             assert np.all(out[:players] > 0) and abs(out[:players].sum() - 1.0) < 1e-12
 

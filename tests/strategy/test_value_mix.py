@@ -7,46 +7,32 @@ decision."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
+from run_helpers import play_phase_states, played_run, table_digest
 
-import haggis_sim as hs
 import strategies
 from haggis_sim.engine import layout as L
-from haggis_sim.engine import state as S
 from haggis_sim.engine.rng import new_stream
-from haggis_sim.runner.run import RunConfig, execute
 from strategies.base import InertParameterError
 from strategies.ismcts_values import VALUE_GAME, VALUE_NET, rollout_reward
 from strategies.learned_model import MODELS_DIR, SHIPPED_VALUE_MODELS, load_value_model
 from strategies.value_features import N_VALUE_FEATURES, leaf_values
 
 
-def _play_states(preset: str, players: int, seed: int) -> np.ndarray:
-    """Every play-phase state of one random game."""
-    rules = hs.Rules.preset(preset, players=players).to_array()
-    states = np.empty((8000, L.STATE_SIZE), dtype=np.int64)
-    actions = np.empty(8000, dtype=np.int64)
-    n = S.random_game_trace(rules, np.int64(seed), 0.3, states, actions)
-    live = states[:n]
-    return live[live[:, L.S_PHASE] == L.PH_PLAY]
-
-
 @pytest.mark.parametrize(("players", "mix"), [(2, 0.5), (3, 0.5), (3, 0.25), (2, 0.0)])
 def test_a_mixed_leaf_is_the_weighted_estimate_and_rollout(players: int, mix: float) -> None:
-    """At every play-phase leaf of a game: mix x the value model's estimates (from the
-    leaf) + (1 - mix) x the game values after a greedy rollout from it (same stream)."""
+    """At every fourth play-phase state of a game, as a leaf: mix x the value model's
+    estimates (from the leaf) + (1 - mix) x the game values after a greedy rollout from it
+    (same stream)."""
     vparams = load_value_model(MODELS_DIR / SHIPPED_VALUE_MODELS["vgen1"]).param_array()
     buf = np.empty(L.MAX_MOVES, dtype=np.int64)
     no_params = np.zeros(8)
     x = np.empty(N_VALUE_FEATURES)
     checked = 0
-    for i, st in enumerate(_play_states("revised", players, 21)[::4]):
+    for i, st in enumerate(play_phase_states("revised", players, 21)[::4]):
         net = np.zeros(3)
         leaf_values(st.copy(), vparams, x, net)
         rolled = np.zeros(3)
@@ -67,7 +53,7 @@ def test_mix_one_plays_no_rollout() -> None:
     vparams = load_value_model(MODELS_DIR / SHIPPED_VALUE_MODELS["vgen1"]).param_array()
     buf = np.empty(L.MAX_MOVES, dtype=np.int64)
     x = np.empty(N_VALUE_FEATURES)
-    st = _play_states("revised", 2, 22)[3]
+    st = play_phase_states("revised", 2, 22)[3]
     leaf = st.copy()
     out = np.zeros(3)
     rng = new_stream(np.int64(1))
@@ -82,32 +68,11 @@ def test_mix_one_plays_no_rollout() -> None:
 
 
 def _moves_digest(spec: str, tmp: Path, players: int) -> str:
-    """The moves table's digest (``tests/golden/regenerate.py``) of 2 games of ``spec``
-    against heuristic (and greedy), seats rotated."""
-    config = RunConfig(
-        strategies=[spec, "heuristic", "greedy"][:players],
-        games=2,
-        rules=hs.Rules.preset("revised", players=players).as_dict(),
-        seed=31,
-        seats="rotate",
-        chunk_size=2,
-        log_moves=True,
-        jobs=1,
-        command="",
-    )
-    out = tmp / f"{players}-{len(list(tmp.iterdir()))}"
-    execute(config, out)
-    return str(_golden().table_digest(out, "moves")["sha256"])
-
-
-def _golden() -> ModuleType:
-    path = Path(__file__).resolve().parents[1] / "golden" / "regenerate.py"
-    spec = importlib.util.spec_from_file_location("golden_regenerate_mix", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    """The moves table's golden digest of 2 games of ``spec`` against heuristic (and
+    greedy), seats rotated."""
+    run = tmp / f"{players}-{len(list(tmp.iterdir()))}"
+    played_run(run, [spec, "heuristic", "greedy"][:players], 2, players, seed=31, chunk_size=2)
+    return table_digest(run, "moves")
 
 
 @pytest.mark.parametrize("players", [2, 3])
