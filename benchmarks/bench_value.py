@@ -61,6 +61,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--candidates", default=";".join(CANDIDATES),
                         help="specs to measure, separated by ';'")  # fmt: skip
+    parser.add_argument("--default", default=DEFAULT,
+                        help="the opponent and speed baseline (default: today's mcts)")  # fmt: skip
     parser.add_argument("--repeats", type=int, default=3, help="speed repeats per spec")
     parser.add_argument("--train", action="store_true", help="also time train-value")
     parser.add_argument("--no-strength", action="store_true", help="skip the matches")
@@ -75,7 +77,8 @@ def measure(opts: argparse.Namespace) -> None:
     games = max(12, int(2000 * opts.scale) // 6 * 6)
     small = max(12, int(600 * opts.scale) // 6 * 6)
     speed_games = max(24, int(300 * opts.scale) // 6 * 6)
-    print(f"jobs {opts.jobs}; default: `{DEFAULT}`\n")
+    default = opts.default
+    print(f"jobs {opts.jobs}; default: `{default}`\n")
     match("greedy", "mcts:iters=8,value=net", 12 * opts.jobs, 2, opts.jobs)  # warm up
     if not opts.no_strength:
         print("### Strength (revised rules, full games, rotated seats)\n")
@@ -83,7 +86,7 @@ def measure(opts: argparse.Namespace) -> None:
         print("|---|---|---|---|---|")
         for spec in candidates:
             for players in (2, 3):
-                for opp, n in ((DEFAULT, games), ("heuristic", small)):
+                for opp, n in ((default, games), ("heuristic", small)):
                     interval, _, scores, _ = match(spec, opp, n, players, opts.jobs)
                     vs = f"{spec} vs {opp}" if players == 2 else f"{spec} vs 2× {opp}"
                     chance = "50%" if players == 2 else "33.3%"
@@ -92,15 +95,15 @@ def measure(opts: argparse.Namespace) -> None:
     print(f"### Speed: greedy,SPEC with move logs, {speed_games} games, jobs {opts.jobs}\n")
     print("| spec | games/s (median of repeats) | each repeat | vs default |")
     print("|---|---|---|---|")
-    rates: dict[str, list[float]] = {DEFAULT: []}
+    rates: dict[str, list[float]] = {default: []}
     for spec in candidates:
         rates[spec] = []
     for r in range(opts.repeats):
         for spec in candidates:  # default, candidate, candidate, default, ...
-            order = [DEFAULT, spec] if r % 2 == 0 else [spec, DEFAULT]
+            order = [default, spec] if r % 2 == 0 else [spec, default]
             for s in order:
                 rates[s].append(speed(s, speed_games, opts.jobs))
-    base = median(rates[DEFAULT])
+    base = median(rates[default])
     for spec, got in rates.items():
         each = ", ".join(f"{x:.1f}" for x in got)
         print(f"| {spec} | {median(got):.1f} | {each} | {median(got) / base:.2f}× |", flush=True)
@@ -108,7 +111,7 @@ def measure(opts: argparse.Namespace) -> None:
     print("### Decision time (revised rules, against heuristics)\n")
     print("| spec | players | decisions timed | mean ms/decision | p95 | max |")
     print("|---|---|---|---|---|---|")
-    for spec in [DEFAULT, *candidates]:
+    for spec in [default, *candidates]:
         for players in (2, 3):
             mean, p95, mx, n = decision_times(spec, players, 3)
             print(f"| {spec} | {players} | {n:,} | {mean:.2f} | {p95:.2f} | {mx:.2f} |",

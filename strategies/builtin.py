@@ -203,14 +203,16 @@ MODEL_PARAM = Param(
     str,
     "default",
     "model file (.npz from haggis-sim train); default: the model shipped in the package "
-    "(gen1, gen2: the earlier generations it was trained from)",
+    "(gen1, gen2: the earlier generations it was trained from; mix1: taught by the mixed "
+    "search mcts:value=net,mix=0.75,iters=256)",
 )
 MCTS_MODEL_PARAM = Param(
     "model",
     str,
     MCTS_PRIOR_MODEL,
     "the prior's model file (.npz from haggis-sim train); default: gen2, the packaged "
-    "second-generation model (default: the model learned plays)",
+    "second-generation model (default: the model learned plays; mix1: the prior taught by "
+    "the mixed search mcts:value=net,mix=0.75,iters=256)",
 )
 SHA_PARAM = Param(
     "sha",

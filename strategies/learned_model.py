@@ -44,9 +44,11 @@ MODELS_DIR = Path(__file__).resolve().parent / "models"
 #: the models shipped in the package, by the name a ``model=`` value may give: ``default``
 #: is the one ``learned`` plays; ``gen1`` the first-generation model, taught by the search
 #: without a prior; ``gen2`` the second, taught by the search with ``gen1`` as its prior,
-#: and the prior ``mcts`` searches with (:data:`MCTS_PRIOR_MODEL`)
+#: and the prior ``mcts`` searches with (:data:`MCTS_PRIOR_MODEL`); ``mix1`` taught, as the
+#: default was, by a search with ``gen2`` as its prior, but one that values leaves by the
+#: value model mixed with rollouts (``mcts:value=net,mix=0.75,iters=256``)
 SHIPPED_MODELS = {"default": "learned-default.npz", "gen1": "learned-gen1.npz",
-                  "gen2": "learned-gen2.npz"}  # fmt: skip
+                  "gen2": "learned-gen2.npz", "mix1": "learned-mix1.npz"}  # fmt: skip
 #: mcts's prior is pinned to one generation rather than following ``default``, so a newly
 #: shipped ``learned`` model does not silently change the search and every figure of it
 MCTS_PRIOR_MODEL = "gen2"

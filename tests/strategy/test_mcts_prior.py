@@ -230,3 +230,27 @@ def test_the_shipped_models_form_the_chain_the_readme_states() -> None:
     for name, model in (("gen1", gen1), ("gen2", gen2)):
         strat = strategies.make(f"learned:model={name}")
         assert strat.values == {"model": name, "sha": model.sha256[:16]}
+
+
+def test_the_mixed_searchs_prior_names_its_teacher_and_plays_by_name() -> None:
+    """``mix1`` was taught by the mixed search (value model and rollouts at leaves, 256
+    iterations) over today's code's gen2 prior and vgen1 value, both pinned by SHA-256 in
+    its teacher's spec; as a ``learned`` player and as mcts's prior it is named, not a
+    path, and it is not any other shipped file."""
+    mix1 = load_model(MODELS_DIR / SHIPPED_MODELS["mix1"])
+    others = {load_model(MODELS_DIR / f).sha256 for n, f in SHIPPED_MODELS.items() if n != "mix1"}
+    assert mix1.sha256 not in others
+    teacher = mix1.provenance["teacher"]
+    assert (
+        strategies.make(teacher).spec == strategies.make("mcts:value=net,mix=0.75,iters=256").spec
+    )
+    assert f"model=gen2,sha={load_model(PRIOR_MODEL).sha256[:16]}" in teacher
+    assert mix1.hidden is not None and mix1.provenance["hidden_units"] == 16
+    assert mix1.provenance["seed"] == 3 and mix1.provenance["games"] == 2000
+    assert strategies.make("learned:model=mix1").values == {
+        "model": "mix1",
+        "sha": mix1.sha256[:16],
+    }
+    guided = strategies.make("mcts:model=mix1")
+    assert guided.values["model"] == "mix1" and guided.values["sha"] == mix1.sha256[:16]
+    np.testing.assert_array_equal(ismcts.prior_params(guided.param_array()), mix1.param_array())

@@ -27,7 +27,7 @@ import strategies
 from haggis_sim.cli import app
 from strategies.base import StrategyError
 from strategies.learned_features import N_FEATURES
-from strategies.learned_model import DEFAULT_MODEL, load_model
+from strategies.learned_model import DEFAULT_MODEL, SHIPPED_MODELS, load_model
 
 runner = CliRunner()
 MAX_MODEL_BYTES = 64 * 2**20  # the documented cap (docs/strategies.md, model card)
@@ -186,5 +186,5 @@ def test_three_different_hidden_sizes_are_all_named(tmp_path: Path) -> None:
 
 
 def test_the_shipped_models_still_load() -> None:
-    for name in ("default", "gen1", "gen2"):
+    for name in SHIPPED_MODELS:
         assert strategies.make(f"learned:model={name}").model.weights.shape == (2, N_FEATURES)  # type: ignore[attr-defined]
