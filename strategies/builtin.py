@@ -368,12 +368,13 @@ class MctsStrategy(CompiledStrategy):
                         "(no model is read); drop it or set prior=learned"
                     )
         if self.values["value"] != "net":
+            why = {"mix": "no value estimate to mix with rollouts"}
             for p in (VMODEL_PARAM, VSHA_PARAM, MIX_PARAM):
                 if self.values[p.name] != p.default:
                     raise InertParameterError(
                         f"mcts: {p.name}={self.values[p.name]} has no effect with "
-                        f"value={self.values['value']} (no value model is read); drop it or "
-                        "set value=net"
+                        f"value={self.values['value']} "
+                        f"({why.get(p.name, 'no value model is read')}); drop it or set value=net"
                     )
 
     def param_array(self) -> np.ndarray:

@@ -90,8 +90,10 @@ def generation_seed(seed: int, number: int) -> int:
 def check_chain(out: Path, generations: int, gate_games: int) -> list[Path]:
     """The generation files of a chain of ``generations`` beside ``out``, once the
     chain's own settings are known to run (StrategyError naming the option)."""
-    if not 2 <= generations <= MAX_GENERATIONS:
-        raise StrategyError(f"--generations must be 1 to {MAX_GENERATIONS}, got {generations}")
+    if generations > MAX_GENERATIONS:
+        raise StrategyError(f"--generations must be at most {MAX_GENERATIONS}, got {generations}")
+    if generations < 2:  # the commands train one model without a chain for --generations 1
+        raise StrategyError(f"a chain has 2 generations or more, got {generations}")
     if gate_games < 1:
         raise StrategyError("--generations needs a gate: give --gate-games (1 or more)")
     paths = [generation_path(out, k) for k in range(1, generations + 1)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,14 @@ def promotes(gates: list[MatchResult]) -> bool:
 def trial_path(path: Path) -> Path:
     """The hidden copy of a new model file ``path`` that its gate plays (removed after)."""
     return path.with_name(f".{path.name}.gate-{os.getpid()}.npz")
+
+
+def removed_on_exit(trials: ExitStack, path: Path) -> Path:
+    """``path``, to be removed when ``trials`` closes, however its block ends (a gate's
+    copy must not outlive the gate, interrupted or not). Register a copy just before it
+    is written, and only one that is: no other file is ever removed."""
+    trials.callback(path.unlink, missing_ok=True)
+    return path
 
 
 def gate_generation(

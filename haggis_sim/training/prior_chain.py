@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ from .chain import (
     run_chain,
     stage_progress,
 )
-from .gate import MatchResult, gate_generation, promotes, trial_path
+from .gate import MatchResult, gate_generation, promotes, removed_on_exit, trial_path
 from .model_io import check_output, save_model
 from .positions import DEFAULT_TEACHER, check_teacher, generate
 from .split import HOLDOUT_EVERY
@@ -144,8 +145,7 @@ def train_prior_chain(
         gen_seed = generation_seed(seed, k)
         stage = f"generation {k}: "
         trial = trial_path(path)
-        value_trial = value_companion(trial)
-        try:
+        with ExitStack() as trials:  # the gate's copies, removed however the gate ends
             t0 = time.monotonic()
             pos = generate(games, gen_seed, champion.spec, jobs,
                            stage_progress(on_progress, f"{stage}teacher games"),
@@ -155,7 +155,8 @@ def train_prior_chain(
                         command=command, target=target, check_games=check_games, jobs=jobs,
                         hidden=hidden)  # fmt: skip
             res.provenance["stage1_play_seconds"] = play_seconds
-            save_model(trial, res.weights, res.provenance, force=True, hidden=res.hidden)
+            save_model(removed_on_exit(trials, trial), res.weights, res.provenance, force=True,
+                       hidden=res.hidden)  # fmt: skip
             value = None
             if pos.values is not None:
                 value = fit_value_model(pos.values, champion, seed=gen_seed, games=games,
@@ -163,16 +164,13 @@ def train_prior_chain(
                                         play_seconds=play_seconds,
                                         extra={"data": JOINT_VALUE_DATA})  # fmt: skip
                 vw, vh, vprov = value
-                save_model(value_trial, vw, vprov, force=True, hidden=vh,
-                           features=VALUE_FEATURES)  # fmt: skip
+                save_model(removed_on_exit(trials, value_companion(trial)), vw, vprov,
+                           force=True, hidden=vh, features=VALUE_FEATURES)  # fmt: skip
             del pos
             t1 = time.monotonic()
             gates = gate_generation(partial(candidate_of, champion), trial, path,
                                     champion.spec, gate_games, gen_seed, jobs, on_progress,
                                     stage)  # fmt: skip
-        finally:
-            trial.unlink(missing_ok=True)
-            value_trial.unlink(missing_ok=True)
         verdict = {"chain": record, "gate": [g.as_dict() for g in gates],
                    "promoted": promotes(gates),
                    "gate_seconds": round(time.monotonic() - t1, 1)}  # fmt: skip

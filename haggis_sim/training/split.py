@@ -16,7 +16,7 @@ SPLIT_RULE = f"game g held out when g % {HOLDOUT_EVERY} == {HOLDOUT_EVERY - 1}"
 
 def is_holdout(g: int) -> bool:
     """Whether training game ``g`` is held out of the fit (it measures it)."""
-    return g % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
+    return bool(holdout_mask(np.asarray(g)))
 
 
 def holdout_mask(games: np.ndarray) -> np.ndarray:

@@ -6,6 +6,7 @@ and the gate: the search with the new value against the teacher, head to head.
 from __future__ import annotations
 
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -18,7 +19,7 @@ from strategies.learned_model import Hidden
 from strategies.value_features import VALUE_FEATURES
 
 from .chain import Progress, stage_progress
-from .gate import MatchResult, gate_generation, promotes, trial_path
+from .gate import MatchResult, gate_generation, promotes, removed_on_exit, trial_path
 from .model_io import check_output, save_model
 from .positions import check_teacher, combos
 from .provenance import stamp
@@ -158,13 +159,11 @@ def fit_and_gate(
     gates: list[MatchResult] = []
     if gate_games:
         t2 = time.monotonic()
-        trial = trial_path(out)
-        try:
+        with ExitStack() as trials:  # the gate's copy, removed however the gate ends
+            trial = removed_on_exit(trials, trial_path(out))
             save_model(trial, weights, prov, force=True, hidden=hidden, features=VALUE_FEATURES)
             gates = gate_generation(partial(candidate_spec, teach), trial, out, teach.spec,
                                     gate_games, seed, jobs, on_progress, stage)  # fmt: skip
-        finally:
-            trial.unlink(missing_ok=True)
         prov["gate"] = [g.as_dict() for g in gates]
         prov["promoted"] = promotes(gates)
         prov["gate_seconds"] = round(time.monotonic() - t2, 1)

@@ -13,7 +13,9 @@ import pytest
 from chain_helpers import planted
 from cli_helpers import invoke, one_line_error
 
+from haggis_sim.training import gate
 from haggis_sim.training.chain import generation_path, generation_seed
+from haggis_sim.training.gate import trial_path
 from haggis_sim.training.positions import combos, generate, play_game
 from haggis_sim.training.prior_chain import (
     JOINT_VALUE_DATA,
@@ -143,3 +145,31 @@ def test_the_command_runs_joint_generations_and_refuses_what_cannot_run(
         assert value_companion(out).exists() and out.exists()
     else:
         assert res.exit_code == 1 and not out.exists() and not value_companion(out).exists()
+
+
+def test_a_gate_removes_the_copies_it_wrote_and_no_other_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Interrupted in its gate, a joint generation leaves neither trial copy behind; a
+    prior-only generation writes no value copy, so it leaves a file at that name alone."""
+
+    def interrupted(*args: Any, **kwargs: Any) -> None:
+        seen.extend(p.name for p in tmp_path.iterdir())
+        raise KeyboardInterrupt
+
+    seen: list[str] = []
+    monkeypatch.setattr(gate, "match", interrupted)
+    out = tmp_path / "m.npz"
+    trial = trial_path(generation_path(out, 1))  # generation 1's gate is interrupted
+    with pytest.raises(KeyboardInterrupt):
+        train_prior_chain(out, generations=2, seed=3, value_units=2, **TINY)
+    assert sorted(seen) == sorted([trial.name, value_companion(trial).name])
+    assert list(tmp_path.iterdir()) == []
+    seen.clear()
+    bystander = value_companion(trial)
+    bystander.write_bytes(b"not the chain's")
+    with pytest.raises(KeyboardInterrupt):
+        train_prior_chain(out, generations=2, seed=3, **TINY)
+    assert sorted(seen) == sorted([trial.name, bystander.name])
+    assert [p.name for p in tmp_path.iterdir()] == [bystander.name]
+    assert bystander.read_bytes() == b"not the chain's"

@@ -163,3 +163,16 @@ def test_a_file_of_other_settings_is_kept_unless_forced(
     train_prior_chain(out, generations=2, seed=3, force=True, **TINY)
     with pytest.raises(StrategyError, match="other settings"):
         train_prior_chain(out, generations=2, seed=3, **{**TINY, "gate_games": 7})
+
+
+@pytest.mark.parametrize(
+    ("generations", "words"), [(1, "2 generations or more"), (51, "at most 50")]
+)
+def test_a_chain_of_one_generation_or_too_many_is_refused_as_such(
+    tmp_path: Path, generations: int, words: str
+) -> None:
+    """The API's chain has two generations or more (the commands train one model
+    without a chain for --generations 1); the refusal says which bound, before any game."""
+    with pytest.raises(StrategyError, match=words):
+        train_prior_chain(tmp_path / "m.npz", generations=generations, seed=3, **TINY)
+    assert list(tmp_path.iterdir()) == []

@@ -84,8 +84,9 @@ def test_mix_zero_decides_as_the_game_value(players: int, tmp_path: Path) -> Non
 
 
 def test_mix_without_the_net_value_is_refused_and_bounded() -> None:
-    with pytest.raises(InertParameterError, match="value=net"):
+    with pytest.raises(InertParameterError, match="value=net") as info:
         strategies.make("mcts:mix=0.5")
+    assert "no value estimate to mix with rollouts" in str(info.value)
     with pytest.raises(strategies.StrategyError, match=r"mix must be in \[0.0, 1.0\]"):
         strategies.make("mcts:value=net,mix=1.5")
     assert strategies.make("mcts:value=net,mix=0.5").values["mix"] == 0.5
