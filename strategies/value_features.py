@@ -162,11 +162,17 @@ def value_logit(x, params, players):
     if params.shape[0] > 1 + 2 * f:
         h = np.int64(params[1 + 2 * f])
         at = 2 + 2 * f + row * h * (f + 2)
+        # unit j's sum in the order of the features, as learned's score_actions: a row of
+        # W at a time, contiguous, skipping features that are 0 (a leaf's hot loop)
+        act = params[at + f * h : at + f * h + h].copy()
+        for i in range(f):
+            xi = x[i]
+            if xi != 0.0:
+                w = at + i * h
+                for j in range(h):
+                    act[j] += params[w + j] * xi
         for j in range(h):
-            a = params[at + f * h + j]
-            for i in range(f):
-                a += params[at + i * h + j] * x[i]
-            total += params[at + f * h + h + j] * np.tanh(a)
+            total += params[at + f * h + h + j] * np.tanh(act[j])
     return total
 
 
