@@ -6,7 +6,8 @@ quick look, ``--train`` to also time ``haggis-sim train-value`` with the shipped
 model's recipe). Prints Markdown tables and writes them to
 ``benchmarks/results/bench_value.md`` (``--out``), which the docs include.
 
-- Strength: each candidate against the default ``mcts`` and against ``heuristic``, real
+- Strength: each candidate against the default ``mcts`` (``--default``: another player,
+  e.g. ``learned`` for a learned candidate) and against ``heuristic``, real
   ``haggis-sim run`` games (revised rules, full games, rotated seats; with 3 players one
   candidate against two opponents, chance 1/3), 95% Wilson intervals
   (``bench_strategies.match``).
