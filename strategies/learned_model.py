@@ -46,9 +46,12 @@ MODELS_DIR = Path(__file__).resolve().parent / "models"
 #: without a prior; ``gen2`` the second, taught by the search with ``gen1`` as its prior,
 #: and the prior ``mcts`` searches with (:data:`MCTS_PRIOR_MODEL`); ``mix1`` taught, as the
 #: default was, by a search with ``gen2`` as its prior, but one that values leaves by the
-#: value model mixed with rollouts (``mcts:value=net,mix=0.75,iters=256``)
+#: value model mixed with rollouts (``mcts:value=net,mix=0.75,iters=256``); ``mix2`` taught
+#: by a search with ``mix1`` as its prior, mixing the value model with rollouts at 64
+#: iterations (``mcts:model=mix1,value=net,mix=0.5``)
 SHIPPED_MODELS = {"default": "learned-default.npz", "gen1": "learned-gen1.npz",
-                  "gen2": "learned-gen2.npz", "mix1": "learned-mix1.npz"}  # fmt: skip
+                  "gen2": "learned-gen2.npz", "mix1": "learned-mix1.npz",
+                  "mix2": "learned-mix2.npz"}  # fmt: skip
 #: mcts's prior is pinned to one generation rather than following ``default``, so a newly
 #: shipped ``learned`` model does not silently change the search and every figure of it
 MCTS_PRIOR_MODEL = "gen2"

@@ -254,3 +254,28 @@ def test_the_mixed_searchs_prior_names_its_teacher_and_plays_by_name() -> None:
     guided = strategies.make("mcts:model=mix1")
     assert guided.values["model"] == "mix1" and guided.values["sha"] == mix1.sha256[:16]
     np.testing.assert_array_equal(ismcts.prior_params(guided.param_array()), mix1.param_array())
+
+
+def test_the_second_mixed_prior_names_mix1_in_its_teacher_and_plays_by_name() -> None:
+    """``mix2`` was taught by the search with ``mix1`` as its prior whose leaves mix the
+    value ``vgen1`` with rollouts (64 iterations, half each): its teacher's spec pins
+    ``mix1`` by SHA-256, so the chain of priors can be followed file by file; by name it
+    is a ``learned`` model and mcts's prior, and no other shipped file."""
+    mix1 = load_model(MODELS_DIR / SHIPPED_MODELS["mix1"])
+    mix2 = load_model(MODELS_DIR / SHIPPED_MODELS["mix2"])
+    others = {load_model(MODELS_DIR / f).sha256 for n, f in SHIPPED_MODELS.items() if n != "mix2"}
+    assert mix2.sha256 not in others
+    teacher = mix2.provenance["teacher"]
+    assert (
+        strategies.make(teacher).spec == strategies.make("mcts:model=mix1,value=net,mix=0.5").spec
+    )
+    assert f"model=mix1,sha={mix1.sha256[:16]}" in teacher
+    assert mix2.hidden is not None and mix2.provenance["hidden_units"] == 16
+    assert mix2.provenance["seed"] == 3 and mix2.provenance["games"] == 2000
+    assert strategies.make("learned:model=mix2").values == {
+        "model": "mix2",
+        "sha": mix2.sha256[:16],
+    }
+    guided = strategies.make("mcts:model=mix2")
+    assert guided.values["model"] == "mix2" and guided.values["sha"] == mix2.sha256[:16]
+    np.testing.assert_array_equal(ismcts.prior_params(guided.param_array()), mix2.param_array())
