@@ -1,10 +1,11 @@
 """Runner benchmark: wall time and peak memory of ``haggis-sim run`` at scale.
 
 Run: ``python benchmarks/bench_runner.py`` (default 1,000,000 games per row; use
-``--games 100000`` for a quicker look; the learned player's row plays ``--learned-games``,
-default 100,000, and the loky/Dask pair ``--dask-games``, default 200,000). Each row runs
-the real CLI in a fresh process and samples the resident memory of its whole process tree
-(workers included) every 0.2 s. Prints a Markdown table and writes it to
+``--games 100000`` for a quicker look, ``--games 0`` to leave those rows out; the learned
+player's row plays ``--learned-games``, default 100,000, and the loky/Dask pair
+``--dask-games``, default 200,000: ``--games 0 --skip-dask`` times the learned row
+alone). Each row runs the real CLI in a fresh process and samples the resident memory of
+its whole process tree (workers included) every 0.2 s. Prints a Markdown table and writes it to
 ``benchmarks/results/bench_runner.md`` (``--out``), which the docs' Performance page
 includes.
 """
@@ -40,7 +41,9 @@ def disk(path: Path) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", default="1e6")
+    parser.add_argument(
+        "--games", default="1e6", help="games of the greedy and random rows (0: none)"
+    )
     parser.add_argument("--dask-games", default="2e5")
     parser.add_argument(
         "--learned-games", default="1e5", help="games of the learned player's row (0: none)"
@@ -56,18 +59,20 @@ def main() -> None:
 def measure_all(opts: argparse.Namespace) -> None:
     work = Path(tempfile.mkdtemp(prefix="haggis-bench-"))
     rows = []
-    cases = [
-        ("greedy,greedy, move logs", ["-s", "greedy,greedy", "-n", opts.games]),
-        (
-            "greedy,greedy, no move logs",
-            ["-s", "greedy,greedy", "-n", opts.games, "--no-log-moves"],
-        ),
-        ("random,random, move logs", ["-s", "random,random", "-n", opts.games]),
-        (
-            "random,random, no move logs",
-            ["-s", "random,random", "-n", opts.games, "--no-log-moves"],
-        ),
-    ]
+    cases = []
+    if float(opts.games) > 0:
+        cases += [
+            ("greedy,greedy, move logs", ["-s", "greedy,greedy", "-n", opts.games]),
+            (
+                "greedy,greedy, no move logs",
+                ["-s", "greedy,greedy", "-n", opts.games, "--no-log-moves"],
+            ),
+            ("random,random, move logs", ["-s", "random,random", "-n", opts.games]),
+            (
+                "random,random, no move logs",
+                ["-s", "random,random", "-n", opts.games, "--no-log-moves"],
+            ),
+        ]
     if float(opts.learned_games) > 0:  # issue #13's target: >= 1,000 games/s with move logs
         cases.append(
             ("learned,heuristic, move logs", ["-s", "learned,heuristic", "-n", opts.learned_games])

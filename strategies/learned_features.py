@@ -440,20 +440,100 @@ def score_actions(obs, params, buf, scores):
     return n
 
 
+# ``learned`` plays the argmax of the scores, and almost every action is far from it: an
+# action's score is bounded from its linear term and bounds on each hidden unit's tanh,
+# read off a grid of tanh values (tanh is increasing, so the grid points around x bound
+# tanh(x)), and only the actions whose upper bound reaches the best lower bound are
+# scored exactly. TANH_GRID_STEP points per unit of x on [-TANH_GRID_MAX, TANH_GRID_MAX].
+TANH_GRID_STEP = 32.0
+TANH_GRID_MAX = 8.0
+TANH_GRID = np.tanh(
+    np.arange(-TANH_GRID_MAX * TANH_GRID_STEP, TANH_GRID_MAX * TANH_GRID_STEP + 1) / TANH_GRID_STEP
+)
+#: widens every bound: covers the grid's own rounding (numpy's tanh against the kernel's)
+#: and the different order in which a bound and a score are summed, each ~1e-15 of a score
+BOUND_MARGIN = 1e-9
+
+
+@njit(cache=True)
+def tanh_bounds(x):
+    """Bounds ``(lo, hi)`` on ``tanh(x)`` from the grid (``(-1, 1)`` for NaN)."""
+    if x != x:
+        return -1.0, 1.0
+    if x >= TANH_GRID_MAX:
+        return TANH_GRID[-1], 1.0
+    if x <= -TANH_GRID_MAX:
+        return -1.0, TANH_GRID[0]
+    i = int(np.floor((x + TANH_GRID_MAX) * TANH_GRID_STEP))
+    return TANH_GRID[i], TANH_GRID[i + 1]
+
+
 @njit(cache=True)
 def learned_act(obs, params, rng, buf):
-    """The legal action with the highest linear score (:func:`score_actions`).
+    """The legal action with the highest score (:func:`score_actions`).
 
     Every legal action is scored, bets and gives included (a play at a betting chance
     means "no bet"); ties go to the lowest index in the legal list. The stream ``rng`` is
-    not drawn from: the policy is deterministic.
+    not drawn from: the policy is deterministic. The action is the one the scores'
+    argmax gives: an action is skipped only when a bound on its score is below a bound
+    that another action's score reaches, so the hidden layer's tanh is taken for a few
+    actions a decision rather than all (its units' sums, and each exact score, are
+    computed as :func:`score_actions` does).
     """
-    scores = np.empty(buf.shape[0])
-    n = score_actions(obs, params, buf, scores)
+    check_weights(params)
+    row = obs[K.S_NP] - 2
+    off = 1 + N_FEATURES * row
+    nh = hidden_units(params)
+    hid = 2 + 2 * N_FEATURES + row * nh * (N_FEATURES + 2)
+    w_in = params[hid : hid + N_FEATURES * nh].reshape((N_FEATURES, nh))
+    b_in = params[hid + N_FEATURES * nh : hid + N_FEATURES * nh + nh]
+    w_out = params[hid + N_FEATURES * nh + nh : hid + N_FEATURES * nh + 2 * nh]
+    # the heuristic draws nothing from its stream
+    h = heuristic_act(obs, HEURISTIC_ARRAY, K.new_stream(0), buf)
+    n = K.legal_actions(obs, buf, True)
+    ctx = context(obs, buf, n)
+    f = np.zeros(N_FEATURES)
+    units = np.empty((n, nh))
+    linear = np.empty(n)
+    upper = np.empty(n)
+    best_lower = -np.inf
+    for i in range(n):
+        action_features(obs, ctx, buf[i], h, f)
+        s = 0.0
+        for j in range(N_FEATURES):
+            s += f[j] * params[off + j]
+        linear[i] = s
+        act = units[i]
+        for k in range(nh):
+            act[k] = b_in[k]
+        for j in range(N_FEATURES):
+            x = f[j]
+            if x != 0.0:
+                for k in range(nh):
+                    act[k] += x * w_in[j, k]
+        lo = s
+        hi = s
+        for k in range(nh):
+            t_lo, t_hi = tanh_bounds(act[k])
+            v = w_out[k]
+            if v >= 0.0:
+                lo += v * t_lo
+                hi += v * t_hi
+            else:
+                lo += v * t_hi
+                hi += v * t_lo
+        upper[i] = hi + BOUND_MARGIN
+        if lo - BOUND_MARGIN > best_lower:
+            best_lower = lo - BOUND_MARGIN
     best = 0
     best_score = -np.inf
     for i in range(n):
-        if scores[i] > best_score:
-            best_score = scores[i]
+        if upper[i] < best_lower:
+            continue  # below a score another action reaches: not the argmax
+        s = linear[i]
+        for k in range(nh):
+            s += w_out[k] * np.tanh(units[i, k])
+        if s > best_score:
+            best_score = s
             best = i
     return buf[best]

@@ -23,13 +23,22 @@ from haggis_sim.cli import app
 from haggis_sim.engine import layout as L
 from haggis_sim.engine import state as S
 from haggis_sim.engine.rng import new_stream
+from haggis_sim.kernel import njit
 from haggis_sim.training.fit import fit, fit_hidden, hidden_scores
 from haggis_sim.training.metrics import top1
 from haggis_sim.training.model_io import model_bytes
 from haggis_sim.training.positions import generate
 from strategies import StrategyError
 from strategies.builtin import LearnedStrategy
-from strategies.learned_features import FEATURES, N_FEATURES, decision_features
+from strategies.learned_features import (
+    BOUND_MARGIN,
+    FEATURES,
+    N_FEATURES,
+    TANH_GRID_MAX,
+    TANH_GRID_STEP,
+    decision_features,
+    tanh_bounds,
+)
 from strategies.learned_model import (
     DEFAULT_MODEL,
     MODELS_DIR,
@@ -521,6 +530,63 @@ def test_the_kernel_scores_a_hidden_layer_as_numpy_does(tmp_path: Path) -> None:
         assert strat.act_array(obs, new_stream(np.int64(1))) == legal[int(np.argmax(want))]
         flips[players] += int(np.argmax(want)) != int(np.argmax(f @ model.weights[players - 2]))
     assert flips[2] >= 3 and flips[3] >= 3  # the hidden layer does change decisions
+
+
+def test_learned_plays_the_first_best_of_its_scores_for_every_model(tmp_path: Path) -> None:
+    """learned scores exactly only the actions whose bound does not show them below
+    another action's score; what it plays must still be the first argmax of
+    score_actions' scores, for every shipped model (linear and hidden) and a random
+    hidden one with large output weights, whose units saturate and whose scores are close."""
+    from strategies.learned_features import learned_act, score_actions
+
+    hidden = load_model(random_hidden_model(tmp_path, units=16, seed=11)).param_array()
+    models = [load_model(MODELS_DIR / f).param_array() for f in SHIPPED_MODELS.values()]
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    scores = np.empty(L.MAX_MOVES)
+    states = positions(40, seed=9)
+    for params in [*models, hidden]:
+        for st in states:
+            obs = S.observe(st, st[L.S_TO_ACT])
+            n = score_actions(obs, params, buf, scores)
+            want = int(buf[int(np.argmax(scores[:n]))])
+            assert learned_act(obs, params, new_stream(np.int64(0)), buf) == want
+
+
+@njit
+def _tanh_and_bounds(xs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    lo = np.empty_like(xs)
+    hi = np.empty_like(xs)
+    t = np.empty_like(xs)
+    for i in range(xs.shape[0]):
+        lo[i], hi[i] = tanh_bounds(xs[i])
+        t[i] = np.tanh(xs[i])
+    return lo, hi, t
+
+
+def test_the_tanh_grid_bounds_the_kernels_tanh_closely() -> None:
+    """The bounds learned prunes by hold the kernel's own tanh at and between the grid
+    points, beyond the grid and at infinities, up to one unit in the last place (the
+    grid is numpy's tanh, which may differ from the kernel's by that much at a grid
+    point: BOUND_MARGIN covers it many times over), and are no wider than a grid step;
+    NaN gets the whole range."""
+    grid = np.arange(-TANH_GRID_MAX * TANH_GRID_STEP, TANH_GRID_MAX * TANH_GRID_STEP + 1)
+    points = grid / TANH_GRID_STEP
+    xs = np.concatenate(
+        [
+            np.linspace(-10.0, 10.0, 200_001),
+            points,
+            np.nextafter(points, np.inf),
+            np.nextafter(points, -np.inf),
+            [0.0, -0.0, 1e-300, -1e-300, 1e300, -1e300, np.inf, -np.inf],
+        ]
+    )
+    lo, hi, t = _tanh_and_bounds(xs)
+    ulp = np.spacing(1.0)
+    assert np.all(lo - t <= ulp) and np.all(t - hi <= ulp)
+    assert 16 * 100 * ulp < BOUND_MARGIN  # 16 units, output weights far below 100
+    assert np.all(hi - lo <= 1.0 / TANH_GRID_STEP)
+    lo, hi, _ = _tanh_and_bounds(np.array([np.nan]))
+    assert (lo[0], hi[0]) == (-1.0, 1.0)
 
 
 @pytest.mark.parametrize(
