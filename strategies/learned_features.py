@@ -450,8 +450,10 @@ TANH_GRID_MAX = 8.0
 TANH_GRID = np.tanh(
     np.arange(-TANH_GRID_MAX * TANH_GRID_STEP, TANH_GRID_MAX * TANH_GRID_STEP + 1) / TANH_GRID_STEP
 )
-#: widens every bound: covers the grid's own rounding (numpy's tanh against the kernel's)
-#: and the different order in which a bound and a score are summed, each ~1e-15 of a score
+#: widens every bound by this share of the largest partial sum a score can reach (its
+#: linear term plus the output weights' absolute sum, plus 1): covers the grid's rounding
+#: (numpy's tanh against the kernel's, an ulp) and the rounding of the bound's sum against
+#: the score's, a few ulps of that magnitude each, whatever the model's scale
 BOUND_MARGIN = 1e-9
 
 
@@ -497,6 +499,9 @@ def learned_act(obs, params, rng, buf):
     linear = np.empty(n)
     upper = np.empty(n)
     best_lower = -np.inf
+    out_scale = 0.0
+    for k in range(nh):
+        out_scale += abs(w_out[k])
     for i in range(n):
         action_features(obs, ctx, buf[i], h, f)
         s = 0.0
@@ -522,9 +527,10 @@ def learned_act(obs, params, rng, buf):
             else:
                 lo += v * t_hi
                 hi += v * t_lo
-        upper[i] = hi + BOUND_MARGIN
-        if lo - BOUND_MARGIN > best_lower:
-            best_lower = lo - BOUND_MARGIN
+        slack = BOUND_MARGIN * (1.0 + abs(s) + out_scale)
+        upper[i] = hi + slack
+        if lo - slack > best_lower:
+            best_lower = lo - slack
     best = 0
     best_score = -np.inf
     for i in range(n):
