@@ -39,6 +39,7 @@ COMPILED_SOURCES = (
     "strategies/ismcts_values.py",
     "strategies/kernels.py",
     "strategies/learned_features.py",
+    "strategies/network.py",
     "strategies/simple_kernels.py",
     "strategies/value_features.py",
 )

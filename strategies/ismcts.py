@@ -61,7 +61,7 @@ from .ismcts_values import game_values as game_values
 from .ismcts_values import round_values as round_values
 from .learned_features import score_actions
 from .simple_kernels import MCTS_BETS, MCTS_PARAMS, MCTS_PRIORS
-from .value_features import N_VALUE_FEATURES
+from .value_features import value_scratch
 
 # parameter slots and rollout choices, by name (one definition: simple_kernels)
 M_ITERS = MCTS_PARAMS.index("iters")
@@ -176,9 +176,10 @@ def _descend(
     (``tkeys``, ``tvals``, ``tstamp``, ``tried``), returned, grown if a node had more
     legal actions than fit; ``settings`` is (``c``, rollout ``policy``, ``value``,
     ``no_params``, node ``cap``, searcher ``seat``, the value model's array, its
-    feature buffer and the value's weight ``mix`` against a rollout). The bundles are
-    unpacked into locals here, once per iteration, and the hot helpers get plain arrays:
-    reading the arrays out of a tuple inside the loops cost a quarter of the search's time.
+    scratch (:func:`~strategies.value_features.value_scratch`) and the value's weight
+    ``mix`` against a rollout). The bundles are unpacked into locals here, once per
+    iteration, and the hot helpers get plain arrays: reading the arrays out of a tuple
+    inside the loops cost a quarter of the search's time.
     ``ctr`` holds [nodes in use, hash-table stamp, pool entries in use]. A node where the
     searcher ``seat`` is to act has the same legal actions in every determinization (its
     own hand and the public path decide them), so they are listed once into ``pool``
@@ -360,8 +361,9 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
     path = np.empty(cap, dtype=np.int64)
     rewards = np.zeros(3, dtype=np.float64)
     no_params = np.zeros(8, dtype=np.float64)
-    x = np.empty(N_VALUE_FEATURES)
-    settings = (c, policy, value, no_params, cap, seat, value_params(params), x, params[M_MIX])
+    vparams = value_params(params)
+    scratch = value_scratch(vparams)
+    settings = (c, policy, value, no_params, cap, seat, vparams, scratch, params[M_MIX])
     st = np.empty_like(obs)
     unseen = np.empty(45, dtype=np.int64)
     budget = params[M_MS] / 1000.0
@@ -475,7 +477,7 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf, vparam
     path = np.empty(cap, dtype=np.int64)
     rewards = np.zeros(3, dtype=np.float64)
     no_params = np.zeros(8, dtype=np.float64)
-    settings = (c, policy, value, no_params, cap, seat, vparams, np.empty(N_VALUE_FEATURES), mix)
+    settings = (c, policy, value, no_params, cap, seat, vparams, value_scratch(vparams), mix)
     deal = np.empty_like(obs)
     st = np.empty_like(obs)
     unseen = np.empty(45, dtype=np.int64)

@@ -162,10 +162,10 @@ def rollout_reward(st, rng, buf, policy, value, rewards, no_params, vparams, x, 
 
     ``value=net``: the learned leaf value of the unfinished round
     (:func:`~strategies.value_features.leaf_values` with the value model's array
-    ``vparams``, ``x`` its feature buffer), weighted ``mix`` against a rollout scored as
-    ``game`` (weight 1 - ``mix``; none is played when ``mix`` is 1); a finished round is
-    scored as ``game``. Otherwise the round is played out by the rollout ``policy`` and
-    scored by :func:`round_values`.
+    ``vparams``, ``x`` its :func:`~strategies.value_features.value_scratch` buffer),
+    weighted ``mix`` against a rollout scored as ``game`` (weight 1 - ``mix``; none is
+    played when ``mix`` is 1); a finished round is scored as ``game``. Otherwise the
+    round is played out by the rollout ``policy`` and scored by :func:`round_values`.
     """
     net0 = net1 = net2 = 0.0
     if value == VALUE_NET:

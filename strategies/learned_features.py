@@ -17,6 +17,7 @@ import numpy as np
 from haggis_sim import kernel as K
 from haggis_sim.kernel import njit
 
+from .network import hidden_width, layer, layer_output, layer_score, layer_sums
 from .simple_kernels import (
     BOMB_MODES,
     HEURISTIC_PARAMS,
@@ -375,23 +376,27 @@ def decision_features(obs, buf, n):
 
 
 @njit(cache=True)
-def hidden_units(params):
-    """The hidden layer's width in a model's parameter array (0: a linear model)."""
-    if params.shape[0] > 1 + 2 * N_FEATURES:
-        return int(params[1 + 2 * N_FEATURES])
-    return 0
-
-
-@njit(cache=True)
 def check_weights(params):
     """Refuse a parameter array that does not hold a model (ValueError): ``params[0]`` is
     the feature count, then :data:`N_FEATURES` linear weights per player count, then
     optionally the hidden layer (:func:`score_actions`)."""
     if params.shape[0] < 1 + 2 * N_FEATURES or params[0] != N_FEATURES:
         raise ValueError("learned kernel: the parameter array does not hold a model's weights")
-    h = hidden_units(params)
+    h = hidden_width(params)
     if h < 0 or (h > 0 and params.shape[0] < 2 + 2 * N_FEATURES + 2 * h * (N_FEATURES + 2)):
         raise ValueError("learned kernel: the parameter array does not hold its hidden layer")
+
+
+@njit(cache=True)
+def decision_start(obs, params, buf):
+    """What every action's features of a decision share: check the model, then list the
+    legal actions into ``buf`` (bets first) and return their count, the decision's
+    context and the heuristic's choice."""
+    check_weights(params)
+    # the heuristic draws nothing from its stream
+    h = heuristic_act(obs, HEURISTIC_ARRAY, K.new_stream(0), buf)
+    n = K.legal_actions(obs, buf, True)
+    return n, context(obs, buf, n), h
 
 
 @njit(cache=True)
@@ -407,36 +412,13 @@ def score_actions(obs, params, buf, scores):
     first term alone). The ``learned`` kernel plays the best of these scores; ``mcts``
     uses their softmax as its root's prior (:func:`strategies.ismcts.root_policy`).
     """
-    check_weights(params)
-    row = obs[K.S_NP] - 2
-    off = 1 + N_FEATURES * row
-    nh = hidden_units(params)
-    hid = 2 + 2 * N_FEATURES + row * nh * (N_FEATURES + 2)
-    act = np.empty(nh)
-    w_in = params[hid : hid + N_FEATURES * nh].reshape((N_FEATURES, nh))
-    b_in = params[hid + N_FEATURES * nh : hid + N_FEATURES * nh + nh]
-    w_out = params[hid + N_FEATURES * nh + nh : hid + N_FEATURES * nh + 2 * nh]
-    # the heuristic draws nothing from its stream
-    h = heuristic_act(obs, HEURISTIC_ARRAY, K.new_stream(0), buf)
-    n = K.legal_actions(obs, buf, True)
-    ctx = context(obs, buf, n)
+    n, ctx, h = decision_start(obs, params, buf)
+    off, w_in, b_in, w_out = layer(params, obs[K.S_NP])
+    act = np.empty(b_in.shape[0])
     f = np.zeros(N_FEATURES)
     for i in range(n):
         action_features(obs, ctx, buf[i], h, f)
-        s = 0.0
-        for j in range(N_FEATURES):
-            s += f[j] * params[off + j]
-        if nh > 0:
-            for k in range(nh):
-                act[k] = b_in[k]
-            for j in range(N_FEATURES):
-                x = f[j]
-                if x != 0.0:
-                    for k in range(nh):
-                        act[k] += x * w_in[j, k]
-            for k in range(nh):
-                s += w_out[k] * np.tanh(act[k])
-        scores[i] = s
+        scores[i] = layer_score(f, params, off, w_in, b_in, w_out, act)
     return n
 
 
@@ -482,18 +464,9 @@ def learned_act(obs, params, rng, buf):
     actions a decision rather than all (its units' sums, and each exact score, are
     computed as :func:`score_actions` does).
     """
-    check_weights(params)
-    row = obs[K.S_NP] - 2
-    off = 1 + N_FEATURES * row
-    nh = hidden_units(params)
-    hid = 2 + 2 * N_FEATURES + row * nh * (N_FEATURES + 2)
-    w_in = params[hid : hid + N_FEATURES * nh].reshape((N_FEATURES, nh))
-    b_in = params[hid + N_FEATURES * nh : hid + N_FEATURES * nh + nh]
-    w_out = params[hid + N_FEATURES * nh + nh : hid + N_FEATURES * nh + 2 * nh]
-    # the heuristic draws nothing from its stream
-    h = heuristic_act(obs, HEURISTIC_ARRAY, K.new_stream(0), buf)
-    n = K.legal_actions(obs, buf, True)
-    ctx = context(obs, buf, n)
+    n, ctx, h = decision_start(obs, params, buf)
+    off, w_in, b_in, w_out = layer(params, obs[K.S_NP])
+    nh = b_in.shape[0]
     f = np.zeros(N_FEATURES)
     units = np.empty((n, nh))
     linear = np.empty(n)
@@ -504,18 +477,9 @@ def learned_act(obs, params, rng, buf):
         out_scale += abs(w_out[k])
     for i in range(n):
         action_features(obs, ctx, buf[i], h, f)
-        s = 0.0
-        for j in range(N_FEATURES):
-            s += f[j] * params[off + j]
+        s = layer_sums(f, params, off, w_in, b_in, units[i])
         linear[i] = s
         act = units[i]
-        for k in range(nh):
-            act[k] = b_in[k]
-        for j in range(N_FEATURES):
-            x = f[j]
-            if x != 0.0:
-                for k in range(nh):
-                    act[k] += x * w_in[j, k]
         lo = s
         hi = s
         for k in range(nh):
@@ -536,9 +500,7 @@ def learned_act(obs, params, rng, buf):
     for i in range(n):
         if upper[i] < best_lower:
             continue  # below a score another action reaches: not the argmax
-        s = linear[i]
-        for k in range(nh):
-            s += w_out[k] * np.tanh(units[i, k])
+        s = layer_output(linear[i], w_out, units[i])
         if s > best_score:
             best_score = s
             best = i

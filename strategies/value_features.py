@@ -18,6 +18,7 @@ import numpy as np
 from haggis_sim import kernel as K
 from haggis_sim.kernel import njit
 
+from .network import hidden_width, layer, layer_score
 from .simple_kernels import hand_strength, seen_cards
 
 L = K.layout  # the state's offsets the kernel module does not re-export
@@ -149,47 +150,39 @@ def value_features(view, seat, out):
 def value_logit(x, params, players):
     """The network's score for features ``x`` with ``players`` players. ``params`` is the
     value model's parameter array, laid out as the learned model's
-    (:func:`strategies.learned_model.param_row`): the feature count ``F``, the linear
-    weights for 2 players, then 3; then, if the array goes on, the hidden width ``H``
-    and per player count the hidden weights (F x H, row by row), biases and output
-    weights. score = x . w + v . tanh(x @ W + b)."""
-    f = np.int64(params[0])
-    row = players - 2
-    total = 0.0
-    off = 1 + f * row
-    for i in range(f):
-        total += params[off + i] * x[i]
-    if params.shape[0] > 1 + 2 * f:
-        h = np.int64(params[1 + 2 * f])
-        at = 2 + 2 * f + row * h * (f + 2)
-        # unit j's sum in the order of the features, as learned's score_actions: a row of
-        # W at a time, contiguous, skipping features that are 0 (a leaf's hot loop)
-        act = params[at + f * h : at + f * h + h].copy()
-        for i in range(f):
-            xi = x[i]
-            if xi != 0.0:
-                w = at + i * h
-                for j in range(h):
-                    act[j] += params[w + j] * xi
-        for j in range(h):
-            total += params[at + f * h + h + j] * np.tanh(act[j])
-    return total
+    (:mod:`strategies.network`): score = x . w + v . tanh(x @ W + b). A search's leaves
+    use :func:`leaf_values`, which scores every seat from one scratch buffer."""
+    off, w_in, b_in, w_out = layer(params, players)
+    return layer_score(x, params, off, w_in, b_in, w_out, np.empty(b_in.shape[0]))
 
 
 @njit(cache=True)
-def leaf_values(st, params, x, out):
+def value_scratch(params):
+    """A scratch buffer for :func:`leaf_values` with the value model ``params``: the
+    features, then the hidden units' sums."""
+    return np.empty(N_VALUE_FEATURES + hidden_width(params))
+
+
+@njit(cache=True)
+def leaf_values(st, params, scratch, out):
     """Each seat's estimated reward at the end of the round from the state ``st`` (a
     determinization at a search leaf): the sigmoid of the network over what that seat
     sees (:func:`value_features`), normalised over the seats to sum to 1 as the game
-    value does (``x``: a buffer of :data:`N_VALUE_FEATURES`). Sets ``st``'s hand-size
-    slots, which the engine does not keep in a state."""
+    value does. ``scratch`` is :func:`value_scratch`'s buffer (ValueError when shorter),
+    so a leaf allocates nothing. Sets ``st``'s hand-size slots, which the engine does not
+    keep in a state."""
+    off, w_in, b_in, w_out = layer(params, st[K.S_NP])
+    if scratch.shape[0] < N_VALUE_FEATURES + b_in.shape[0]:
+        raise ValueError("leaf_values: the scratch buffer is shorter than value_scratch's")
+    x = scratch[:N_VALUE_FEATURES]
+    act = scratch[N_VALUE_FEATURES:]
     n = st[K.S_NP]
     for s in range(n):
         st[K.S_SIZE + s] = K.popcount(st[K.S_HAND + s])
     total = 0.0
     for s in range(n):
         value_features(st, s, x)
-        out[s] = 1.0 / (1.0 + np.exp(-value_logit(x, params, n)))
+        out[s] = 1.0 / (1.0 + np.exp(-layer_score(x, params, off, w_in, b_in, w_out, act)))
         total += out[s]
     for s in range(n):
         out[s] /= total

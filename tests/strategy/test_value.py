@@ -35,6 +35,7 @@ from strategies.value_features import (
     leaf_values,
     value_features,
     value_logit,
+    value_scratch,
 )
 
 SHIPPED_VALUE = MODELS_DIR / SHIPPED_VALUE_MODELS["vgen1"]
@@ -65,15 +66,31 @@ def test_features_of_a_state_are_the_features_of_the_seats_observation(
     assert np.ptp(x_obs) > 0
 
 
-def test_leaf_values_are_a_distribution_over_the_seats() -> None:
+def test_leaf_values_are_each_seats_network_value_normalised() -> None:
+    """Every seat's leaf value is the sigmoid of value_logit over that seat's features,
+    normalised over the seats (a distribution), whatever the scratch held before; a
+    scratch shorter than value_scratch's is refused rather than written past."""
     model = load_value_model(SHIPPED_VALUE)
     params = model.param_array()
+    scratch = value_scratch(params)
+    assert scratch.shape == (N_VALUE_FEATURES + 16,)
     x = np.empty(N_VALUE_FEATURES)
     out = np.zeros(3)
     for players in (2, 3):
         for st in play_phase_states("revised", players, 3)[::5]:
-            leaf_values(st.copy(), params, x, out)
+            scratch[:] = np.nan
+            leaf_values(st.copy(), params, scratch, out)
+            full = st.copy()
+            for s in range(players):
+                full[L.S_SIZE + s] = bin(int(full[L.S_HAND + s])).count("1")
+            want = np.empty(players)
+            for s in range(players):
+                value_features(full, s, x)
+                want[s] = 1.0 / (1.0 + np.exp(-value_logit(x, params, players)))
+            assert np.allclose(out[:players], want / want.sum(), rtol=1e-14, atol=0.0)
             assert np.all(out[:players] > 0) and abs(out[:players].sum() - 1.0) < 1e-12
+    with pytest.raises(ValueError, match="scratch"):
+        leaf_values(st.copy(), params, np.empty(N_VALUE_FEATURES), out)
 
 
 def test_value_logit_is_the_model_files_network() -> None:

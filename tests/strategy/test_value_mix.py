@@ -19,7 +19,7 @@ from haggis_sim.engine.rng import new_stream
 from strategies.base import InertParameterError
 from strategies.ismcts_values import VALUE_GAME, VALUE_NET, rollout_reward
 from strategies.learned_model import MODELS_DIR, SHIPPED_VALUE_MODELS, load_value_model
-from strategies.value_features import N_VALUE_FEATURES, leaf_values
+from strategies.value_features import leaf_values, value_scratch
 
 
 @pytest.mark.parametrize(("players", "mix"), [(2, 0.5), (3, 0.5), (3, 0.25), (2, 0.0)])
@@ -30,7 +30,7 @@ def test_a_mixed_leaf_is_the_weighted_estimate_and_rollout(players: int, mix: fl
     vparams = load_value_model(MODELS_DIR / SHIPPED_VALUE_MODELS["vgen1"]).param_array()
     buf = np.empty(L.MAX_MOVES, dtype=np.int64)
     no_params = np.zeros(8)
-    x = np.empty(N_VALUE_FEATURES)
+    x = value_scratch(vparams)
     checked = 0
     for i, st in enumerate(play_phase_states("revised", players, 21)[::4]):
         net = np.zeros(3)
@@ -52,7 +52,7 @@ def test_a_mixed_leaf_is_the_weighted_estimate_and_rollout(players: int, mix: fl
 def test_mix_one_plays_no_rollout() -> None:
     vparams = load_value_model(MODELS_DIR / SHIPPED_VALUE_MODELS["vgen1"]).param_array()
     buf = np.empty(L.MAX_MOVES, dtype=np.int64)
-    x = np.empty(N_VALUE_FEATURES)
+    x = value_scratch(vparams)
     st = play_phase_states("revised", 2, 22)[3]
     leaf = st.copy()
     out = np.zeros(3)
