@@ -232,50 +232,37 @@ def test_the_shipped_models_form_the_chain_the_readme_states() -> None:
         assert strat.values == {"model": name, "sha": model.sha256[:16]}
 
 
-def test_the_mixed_searchs_prior_names_its_teacher_and_plays_by_name() -> None:
-    """``mix1`` was taught by the mixed search (value model and rollouts at leaves, 256
-    iterations) over today's code's gen2 prior and vgen1 value, both pinned by SHA-256 in
-    its teacher's spec; as a ``learned`` player and as mcts's prior it is named, not a
-    path, and it is not any other shipped file."""
-    mix1 = load_model(MODELS_DIR / SHIPPED_MODELS["mix1"])
-    others = {load_model(MODELS_DIR / f).sha256 for n, f in SHIPPED_MODELS.items() if n != "mix1"}
-    assert mix1.sha256 not in others
-    teacher = mix1.provenance["teacher"]
-    assert (
-        strategies.make(teacher).spec == strategies.make("mcts:value=net,mix=0.75,iters=256").spec
-    )
-    assert f"model=gen2,sha={load_model(PRIOR_MODEL).sha256[:16]}" in teacher
-    assert mix1.hidden is not None and mix1.provenance["hidden_units"] == 16
-    assert mix1.provenance["seed"] == 3 and mix1.provenance["games"] == 2000
-    assert strategies.make("learned:model=mix1").values == {
-        "model": "mix1",
-        "sha": mix1.sha256[:16],
+@pytest.mark.parametrize(
+    ("name", "teacher_spec", "parent"),
+    [
+        # the mixed search (value model and rollouts at leaves, 256 iterations) over the
+        # gen2 prior and the vgen1 value
+        ("mix1", "mcts:value=net,mix=0.75,iters=256", "gen2"),
+        # the search with mix1 as its prior, its leaves half vgen1 and half rollouts (64
+        # iterations)
+        ("mix2", "mcts:model=mix1,value=net,mix=0.5", "mix1"),
+    ],
+)
+def test_a_mixed_prior_names_its_teacher_and_plays_by_name(
+    name: str, teacher_spec: str, parent: str
+) -> None:
+    """Each prior of the mixed line was taught by today's code's ``teacher_spec``, whose
+    spec pins its parent prior by SHA-256, so the chain of priors can be followed file
+    by file; by name it is a ``learned`` model and mcts's prior (not a path), and it is
+    not any other shipped file."""
+    model = load_model(MODELS_DIR / SHIPPED_MODELS[name])
+    parent_sha = load_model(MODELS_DIR / SHIPPED_MODELS[parent]).sha256
+    others = {load_model(MODELS_DIR / f).sha256 for n, f in SHIPPED_MODELS.items() if n != name}
+    assert model.sha256 not in others
+    teacher = model.provenance["teacher"]
+    assert strategies.make(teacher).spec == strategies.make(teacher_spec).spec
+    assert f"model={parent},sha={parent_sha[:16]}" in teacher
+    assert model.hidden is not None and model.provenance["hidden_units"] == 16
+    assert model.provenance["seed"] == 3 and model.provenance["games"] == 2000
+    assert strategies.make(f"learned:model={name}").values == {
+        "model": name,
+        "sha": model.sha256[:16],
     }
-    guided = strategies.make("mcts:model=mix1")
-    assert guided.values["model"] == "mix1" and guided.values["sha"] == mix1.sha256[:16]
-    np.testing.assert_array_equal(ismcts.prior_params(guided.param_array()), mix1.param_array())
-
-
-def test_the_second_mixed_prior_names_mix1_in_its_teacher_and_plays_by_name() -> None:
-    """``mix2`` was taught by the search with ``mix1`` as its prior whose leaves mix the
-    value ``vgen1`` with rollouts (64 iterations, half each): its teacher's spec pins
-    ``mix1`` by SHA-256, so the chain of priors can be followed file by file; by name it
-    is a ``learned`` model and mcts's prior, and no other shipped file."""
-    mix1 = load_model(MODELS_DIR / SHIPPED_MODELS["mix1"])
-    mix2 = load_model(MODELS_DIR / SHIPPED_MODELS["mix2"])
-    others = {load_model(MODELS_DIR / f).sha256 for n, f in SHIPPED_MODELS.items() if n != "mix2"}
-    assert mix2.sha256 not in others
-    teacher = mix2.provenance["teacher"]
-    assert (
-        strategies.make(teacher).spec == strategies.make("mcts:model=mix1,value=net,mix=0.5").spec
-    )
-    assert f"model=mix1,sha={mix1.sha256[:16]}" in teacher
-    assert mix2.hidden is not None and mix2.provenance["hidden_units"] == 16
-    assert mix2.provenance["seed"] == 3 and mix2.provenance["games"] == 2000
-    assert strategies.make("learned:model=mix2").values == {
-        "model": "mix2",
-        "sha": mix2.sha256[:16],
-    }
-    guided = strategies.make("mcts:model=mix2")
-    assert guided.values["model"] == "mix2" and guided.values["sha"] == mix2.sha256[:16]
-    np.testing.assert_array_equal(ismcts.prior_params(guided.param_array()), mix2.param_array())
+    guided = strategies.make(f"mcts:model={name}")
+    assert guided.values["model"] == name and guided.values["sha"] == model.sha256[:16]
+    np.testing.assert_array_equal(ismcts.prior_params(guided.param_array()), model.param_array())
