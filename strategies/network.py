@@ -49,17 +49,19 @@ def layer(params, players):
 @njit(cache=True)
 def layer_sums(x, params, off, w_in, b_in, act):
     """The linear term ``x . w`` (returned) and the hidden units' sums ``x @ W + b``
-    (into ``act``, ``H`` long) of features ``x``: the score before the tanh, summed in
-    the features' order, a row of ``W`` at a time, skipping features that are 0 (the
-    hot loop of every action scored and every leaf valued)."""
+    (into ``act``, ``H`` long) of features ``x``: the score before the tanh. Each sum
+    adds its terms in the features' order; a feature that is 0 is skipped, since its
+    product adds nothing (a finite weight's product is a zero, which leaves a sum
+    unchanged but for the sign of a zero sum, which no comparison or exp sees). Most
+    features of an action or a position are 0, and this loop is the hot one of every
+    action scored and every leaf valued: one pass, a row of ``W`` at a time."""
     s = 0.0
-    for j in range(w_in.shape[0]):
-        s += x[j] * params[off + j]
     for k in range(b_in.shape[0]):
         act[k] = b_in[k]
     for j in range(w_in.shape[0]):
         xj = x[j]
         if xj != 0.0:
+            s += xj * params[off + j]
             for k in range(b_in.shape[0]):
                 act[k] += xj * w_in[j, k]
     return s
