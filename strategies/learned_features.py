@@ -17,7 +17,7 @@ import numpy as np
 from haggis_sim import kernel as K
 from haggis_sim.kernel import njit
 
-from .network import hidden_width, layer, layer_output, layer_score, layer_sums
+from .network import hidden_width, layer, layer_output, layer_score, layer_sums, model_length
 from .simple_kernels import (
     BOMB_MODES,
     HEURISTIC_PARAMS,
@@ -382,8 +382,7 @@ def check_weights(params):
     optionally the hidden layer (:func:`score_actions`)."""
     if params.shape[0] < 1 + 2 * N_FEATURES or params[0] != N_FEATURES:
         raise ValueError("learned kernel: the parameter array does not hold a model's weights")
-    h = hidden_width(params)
-    if h < 0 or (h > 0 and params.shape[0] < 2 + 2 * N_FEATURES + 2 * h * (N_FEATURES + 2)):
+    if hidden_width(params) < 0 or params.shape[0] < model_length(params):
         raise ValueError("learned kernel: the parameter array does not hold its hidden layer")
 
 
@@ -404,12 +403,10 @@ def score_actions(obs, params, buf, scores):
     """Fill ``buf`` with every legal action (bets first, as ``legal_actions`` lists them)
     and ``scores`` with each one's score; return the count.
 
-    ``params`` holds a model (:func:`check_weights`): the feature count, the 2-player
-    linear weights, the 3-player ones, and, when the array goes on, the hidden width
-    ``H`` and per player count a hidden layer (``W``: features x H, row by row; bias
-    ``b``; output weights ``v``, each H long). The row of the game's player count is
-    used: score = features . weights + v . tanh(features @ W + b) (a linear model: the
-    first term alone). The ``learned`` kernel plays the best of these scores; ``mcts``
+    ``params`` holds a model (:func:`check_weights`; its layout is
+    :mod:`strategies.network`'s). The weights of the game's player count are used:
+    score = features . weights + v . tanh(features @ W + b) (a linear model: the first
+    term alone). The ``learned`` kernel plays the best of these scores; ``mcts``
     uses their softmax as its root's prior (:func:`strategies.ismcts.root_policy`).
     """
     n, ctx, h = decision_start(obs, params, buf)

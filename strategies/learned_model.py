@@ -126,8 +126,9 @@ def param_row(weights: np.ndarray, hidden: Hidden | None = None) -> np.ndarray:
     """The learned kernel's parameter array: the feature count, then the 2-player weights,
     then the 3-player ones (``weights`` of shape (features,) serve both); with a hidden
     layer of H > 0 units, then H and per player count its weights (row by row), bias and
-    output weights (:func:`strategies.learned_features.score_actions`; a value model's
-    array has the same layout, :func:`strategies.value_features.value_logit`)."""
+    output weights: the layout :mod:`strategies.network` reads, for a policy model
+    (:func:`strategies.learned_features.score_actions`) and a value model
+    (:func:`strategies.value_features.value_logit`) alike."""
     w = per_player_count(weights)
     parts = [np.array([float(w.shape[1])]), w[0], w[1]]
     if hidden is not None and hidden.units > 0:

@@ -31,6 +31,17 @@ def hidden_width(params):
 
 
 @njit(cache=True)
+def model_length(params):
+    """The length a parameter array needs for the model its head announces (its feature
+    count ``F`` and hidden width ``H``): shorter arrays do not hold their weights."""
+    f = np.int64(params[0])
+    h = hidden_width(params)
+    if h == 0:
+        return 1 + 2 * f
+    return 2 + 2 * f + 2 * h * (f + 2)
+
+
+@njit(cache=True)
 def layer(params, players):
     """The weights for ``players`` players: the offset of the linear weights in
     ``params``, and views of the hidden layer's ``W`` (``F`` x ``H``), ``b`` and ``v``

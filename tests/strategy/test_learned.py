@@ -532,6 +532,23 @@ def test_the_kernel_scores_a_hidden_layer_as_numpy_does(tmp_path: Path) -> None:
     assert flips[2] >= 3 and flips[3] >= 3  # the hidden layer does change decisions
 
 
+def test_the_kernel_refuses_a_model_array_cut_short() -> None:
+    """A parameter array whose head announces a hidden layer must hold all of it: the
+    default model's array one float short is refused, whole it plays; a linear model's
+    array (gen1) needs no more than its linear weights."""
+    from strategies.learned_features import check_weights
+
+    whole = load_model(DEFAULT_MODEL).param_array()
+    check_weights(whole)
+    with pytest.raises(ValueError, match="does not hold its hidden layer"):
+        check_weights(whole[:-1].copy())
+    linear = load_model(MODELS_DIR / SHIPPED_MODELS["gen1"]).param_array()
+    assert linear.shape == (1 + 2 * N_FEATURES,)
+    check_weights(linear)
+    with pytest.raises(ValueError, match="does not hold a model's weights"):
+        check_weights(linear[:-1].copy())
+
+
 def test_learned_plays_the_first_best_of_its_scores_for_every_model(tmp_path: Path) -> None:
     """learned scores exactly only the actions whose bound does not show them below
     another action's score; what it plays must still be the first argmax of
