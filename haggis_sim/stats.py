@@ -13,7 +13,10 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats as _st
+
+# The quantiles come from scipy.special (the functions scipy.stats' norm.ppf and t.ppf
+# evaluate, bit for bit), imported where a quantile is taken: scipy.stats takes one to
+# two seconds to import, which every `haggis-sim run` paid to print its summary.
 
 
 def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -43,7 +46,9 @@ def wilson_rate(p: float, n: float, confidence: float = 0.95) -> tuple[float, fl
     """
     if not n > 0 or math.isnan(p):
         return (0.0, 1.0)
-    z = float(_st.norm.ppf(0.5 + confidence / 2))
+    from scipy.special import ndtri  # the normal quantile (scipy.stats.norm.ppf)
+
+    z = float(ndtri(0.5 + confidence / 2))
     z2n = z * z / n
     centre = (p + z2n / 2) / (1 + z2n)
     half = z / (1 + z2n) * math.sqrt(max(p * (1 - p), 0.0) / n + z2n / (4 * n))
@@ -93,7 +98,9 @@ def mean_ci_from_moments(
     """
     if n < 2 or sd is None or math.isnan(sd):
         return (math.nan, math.nan)
-    half = float(_st.t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
+    from scipy.special import stdtrit  # Student's t quantile (scipy.stats.t.ppf)
+
+    half = float(stdtrit(n - 1, 0.5 + confidence / 2)) * sd / math.sqrt(n)
     return (mean - half, mean + half)
 
 

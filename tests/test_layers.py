@@ -230,3 +230,24 @@ def test_help_loads_neither_the_engine_nor_the_data_libraries() -> None:
         [sys.executable, "-m", "haggis_sim.cli", "--help"], capture_output=True, text=True
     )
     assert res.returncode == 0 and "experiment" in res.stdout and "compare" in res.stdout
+
+
+def test_a_runs_worker_loads_neither_scipy_stats_nor_dask() -> None:
+    """A worker process plays chunks: it must not pay the second or two that importing
+    scipy.stats and distributed takes (the run's summary needs a quantile, from
+    scipy.special, in the main process only)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, dataclasses; import haggis_sim as hs; "
+        "from haggis_sim.runner.run import RunConfig, run_chunk; "
+        "rules = dataclasses.asdict(hs.Rules.preset(players=2)); "
+        "cfg = RunConfig(strategies=['random', 'random'], games=2, rules=rules); "
+        "res = run_chunk(cfg.as_dict(), None, 0, 2); assert res.worker.startswith('process'); "
+        "print(sorted(m for m in ('scipy.stats', 'scipy.special', 'distributed', 'dask') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", out.stdout

@@ -30,8 +30,10 @@ worker and the missing piece in one line.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -235,13 +237,15 @@ def check_engine(expected: str | None) -> None:
 
 
 def worker_address() -> str:
-    """This worker as the client can name it: its Dask address, else its process id."""
-    try:
-        from distributed import get_worker
+    """This worker as the client can name it: its Dask address, else its process id.
 
-        return str(get_worker().address)
-    except (ImportError, ValueError):  # not on a Dask worker
-        return f"process {os.getpid()}"
+    A Dask worker has imported ``distributed``; a process that has not is no Dask worker,
+    and is not made to import it (most of a second) to learn so."""
+    distributed = sys.modules.get("distributed")
+    if distributed is not None:
+        with contextlib.suppress(ValueError):  # ValueError: not on a Dask worker
+            return str(distributed.get_worker().address)
+    return f"process {os.getpid()}"
 
 
 def ship(strategies: Sequence[Strategy]) -> list[Strategy | str]:

@@ -269,6 +269,25 @@ def test_wilson_coverage() -> None:
     assert stats.wilson(0, 0) == (0.0, 1.0)
 
 
+@pytest.mark.parametrize("confidence", [0.5, 0.8, 0.9, 0.95, 0.99, 0.999])
+def test_intervals_use_scipy_stats_quantiles_bit_for_bit(confidence: float) -> None:
+    """The quantiles come from scipy.special (a light import); they must be exactly
+    scipy.stats' norm.ppf and t.ppf, so no published interval moves by an ulp."""
+    from scipy.stats import norm, t
+
+    z = float(norm.ppf(0.5 + confidence / 2))
+    for k, n in ((0, 10), (3, 10), (30, 100), (977, 2000)):
+        p = k / n
+        z2n = z * z / n
+        centre = (p + z2n / 2) / (1 + z2n)
+        half = z / (1 + z2n) * np.sqrt(p * (1 - p) / n + z2n / (4 * n))
+        low = 0.0 if p <= 0 else max(0.0, centre - half)
+        assert stats.wilson(k, n, confidence) == (low, min(1.0, centre + half))
+    for n in (2, 3, 30, 1000, 10**6):
+        half = float(t.ppf(0.5 + confidence / 2, n - 1)) * 2.5 / np.sqrt(n)
+        assert stats.mean_ci_from_moments(1.0, 2.5, n, confidence) == (1.0 - half, 1.0 + half)
+
+
 def test_paired_mean_coverage() -> None:
     rng = np.random.default_rng(7)
     hits = 0
