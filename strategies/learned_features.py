@@ -24,6 +24,7 @@ from .simple_kernels import (
     bet_success_chance,
     hand_strength,
     heuristic_act,
+    heuristic_listed,
     seen_cards,
 )
 
@@ -392,9 +393,8 @@ def decision_start(obs, params, buf):
     legal actions into ``buf`` (bets first) and return their count, the decision's
     context and the heuristic's choice."""
     check_weights(params)
-    # the heuristic draws nothing from its stream
-    h = heuristic_act(obs, HEURISTIC_ARRAY, K.new_stream(0), buf)
     n = K.legal_actions(obs, buf, True)
+    h = heuristic_listed(obs, HEURISTIC_ARRAY, buf, n)
     return n, context(obs, buf, n), h
 
 

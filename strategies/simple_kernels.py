@@ -211,13 +211,47 @@ def heuristic_act(obs, params, rng, buf):
     ph = obs[K.S_PHASE]
     if ph == K.PH_GIVE_TRICK or ph == K.PH_GIVE_HAGGIS:
         return _give_to_lowest_score(obs)
+    bet = _heuristic_bet(obs, params)
+    if bet != 0:
+        return bet
+    return heuristic_play(obs, params, buf, K.legal_actions(obs, buf, False))
+
+
+@njit(cache=True)
+def _heuristic_bet(obs, params):
+    """The bet :func:`heuristic_act` declares at this decision of the play phase (0:
+    none, or no chance to bet)."""
     seat = obs[K.S_TO_ACT]
-    n_players = obs[K.S_NP]
     if K.can_bet(obs, seat):
         v = _bet_choice(obs, params, seat)
         if v > 0:
             return (np.int64(K.T_BET) << K.TYPE_SHIFT) | v
-    n = K.legal_actions(obs, buf, False)
+    return np.int64(0)
+
+
+@njit(cache=True)
+def heuristic_listed(obs, params, buf, n):
+    """:func:`heuristic_act`'s choice when ``buf`` already holds the ``n`` legal actions
+    as ``legal_actions(obs, buf, True)`` lists them (bets first): a caller that needs
+    that list anyway does not have the heuristic generate the plays a second time."""
+    ph = obs[K.S_PHASE]
+    if ph == K.PH_GIVE_TRICK or ph == K.PH_GIVE_HAGGIS:
+        return _give_to_lowest_score(obs)
+    bet = _heuristic_bet(obs, params)
+    if bet != 0:
+        return bet
+    nb = 0
+    while nb < n and (buf[nb] >> K.TYPE_SHIFT) == K.T_BET:
+        nb += 1
+    return heuristic_play(obs, params, buf[nb:], n - nb)
+
+
+@njit(cache=True)
+def heuristic_play(obs, params, buf, n):
+    """The heuristic's play (a pass is 0) of the play phase among the ``n`` plays in
+    ``buf``, listed as ``legal_actions(obs, buf, False)`` lists them."""
+    seat = obs[K.S_TO_ACT]
+    n_players = obs[K.S_NP]
     top = obs[K.S_TOP]
     my_size = K.popcount(obs[K.S_HAND + seat])
     min_opp = 99

@@ -182,3 +182,50 @@ def test_shipped_experiments_have_no_duplicate_arms() -> None:
     root = Path(__file__).resolve().parents[2] / "experiments"
     for path in sorted(root.glob("*.toml")):
         load_experiment(path)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["heuristic", "heuristic:bomb=early,bet=0.3", "heuristic:bomb=never,bet=0.45,big=0.9,wild=0"],
+)
+def test_the_heuristic_on_a_listed_decision_is_the_heuristic(spec: str) -> None:
+    """``heuristic_listed`` (the heuristic's choice from a list of the legal actions, bets
+    first, that ``learned`` and ``mcts``'s prior build anyway) is ``heuristic_act``'s
+    choice, at every kind of decision: bets, leads, follows, bombs and gives."""
+    import numpy as np
+
+    from haggis_sim.engine import layout as L
+    from haggis_sim.engine import state as S
+    from strategies.simple_kernels import heuristic_act, heuristic_listed, random_act
+
+    params = strategies.make(spec).param_array()
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    listed = np.empty(L.MAX_MOVES, dtype=np.int64)
+    seen = bets = gives = 0
+    for preset in hs.PRESETS:
+        for players in (2, 3):
+            try:
+                rules = hs.Rules.preset(preset, players=players).to_array()
+            except ValueError:
+                continue
+            for g in range(3):
+                st = S.init_state(rules)
+                S.start_game(st, np.int64(g))
+                rng = new_stream(np.int64(g))
+                while True:
+                    if st[L.S_PHASE] == L.PH_ROUND_OVER:
+                        if S.next_round(st):
+                            break
+                        continue
+                    seat = int(st[L.S_TO_ACT])
+                    obs = S.observe(st, seat)
+                    want = heuristic_act(obs, params, rng, buf)
+                    n = S.legal_actions(st, listed, True)
+                    assert heuristic_listed(obs, params, listed, n) == want, (preset, g)
+                    seen += 1
+                    bets += K.can_bet(obs, seat)
+                    gives += st[L.S_PHASE] != L.PH_PLAY
+                    # alternate heuristic and random games: many shapes of hands and tricks
+                    move = want if g % 2 else random_act(obs, np.array([0.3]), rng, buf)
+                    S.apply_action(st, np.int64(move))
+    assert seen > 3000 and bets > 100 and gives > 20, (seen, bets, gives)
