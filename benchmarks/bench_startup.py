@@ -6,6 +6,11 @@ goal is ``--help`` within 3x of ``import typer, rich``: the command line imports
 engine, numba and the data libraries only inside the commands that use them. Each figure
 is the median wall time of fresh processes, so other load on the machine shows up as
 spread (min and max are printed too).
+
+The last two rows time a whole short run, ``haggis-sim run -s learned,heuristic -n 100``
+with one worker and with two (the engine already in numba's cache, a fresh ``--out``
+each time): what a run costs before and after its games, the fixed part of every
+games/s figure of the runner benchmarks.
 """
 
 from __future__ import annotations
@@ -16,19 +21,24 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from _results import add_out_option, recorded
 
 
-def wall(cmd: list[str], repeats: int) -> list[float]:
-    """Wall seconds of ``repeats`` fresh runs of ``cmd`` (after one warm-up run)."""
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+def wall(cmd: list[str], repeats: int, fresh: Path | None = None) -> list[float]:
+    """Wall seconds of ``repeats`` fresh runs of ``cmd`` (after one warm-up run),
+    ``fresh`` (a path the command creates) removed before each."""
     times = []
-    for _ in range(repeats):
+    for i in range(repeats + 1):
+        if fresh is not None:
+            shutil.rmtree(fresh, ignore_errors=True)
         t0 = time.perf_counter()
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-        times.append(time.perf_counter() - t0)
+        if i:
+            times.append(time.perf_counter() - t0)
     return times
 
 
@@ -54,6 +64,13 @@ def measure(args: argparse.Namespace) -> None:
          [sys.executable, "-c", "import haggis_sim; haggis_sim.Game"])
     )  # fmt: skip
     results = [(name, wall(cmd, args.repeats)) for name, cmd in cases]
+    with tempfile.TemporaryDirectory(prefix="haggis-startup-") as work:
+        out = Path(work) / "run"
+        for jobs in (1, 2):
+            run = ["-s", "learned,heuristic", "-n", "100", "--jobs", str(jobs), "-q"]
+            cmd = [sys.executable, "-m", "haggis_sim.cli", "run", *run, "--out", str(out)]
+            name = f"haggis-sim run {' '.join(run)}"
+            results.append((name, wall(cmd, args.repeats, fresh=out)))
     base = statistics.median(results[0][1])
     print(f"{args.repeats} runs each, median (min-max)\n")
     print("| command | wall time | x typer+rich |")
