@@ -5,9 +5,11 @@ Run: ``python benchmarks/bench_runner.py`` (default 1,000,000 games per row; use
 player's row plays ``--learned-games``, default 100,000, and the loky/Dask pair
 ``--dask-games``, default 200,000: ``--games 0 --skip-dask`` times the learned row
 alone). Each row runs the real CLI in a fresh process and samples the resident memory of
-its whole process tree (workers included) every 0.2 s. Prints a Markdown table and writes it to
-``benchmarks/results/bench_runner.md`` (``--out``), which the docs' Performance page
-includes.
+its whole process tree (workers included) every 0.2 s. ``--repeats N`` runs every row N
+times and reports the median wall time (games/s from it) with the fastest and slowest
+run: on a shared machine one run of a command can be 15% off another. Prints a Markdown
+table and writes it to ``benchmarks/results/bench_runner.md`` (``--out``), which the docs'
+Performance page includes.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -49,9 +52,14 @@ def main() -> None:
         "--learned-games", default="1e5", help="games of the learned player's row (0: none)"
     )
     parser.add_argument("--jobs", default="2")
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="runs of each row (median, min and max)"
+    )
     parser.add_argument("--skip-dask", action="store_true")
     add_out_option(parser, "bench_runner")
     opts = parser.parse_args()
+    if opts.repeats < 1:
+        parser.error("--repeats must be at least 1")
     with recorded(opts.out):
         measure_all(opts)
 
@@ -86,14 +94,26 @@ def measure_all(opts: argparse.Namespace) -> None:
             ),
         ]
     for label, args in cases:
-        out = work / f"run{len(rows)}"
-        secs, peak = measure(["run", *args, "--jobs", opts.jobs, "--out", str(out), "-q"])
         games = int(float(args[args.index("-n") + 1]))
-        rows.append((label, f"{games:,}", f"{secs:,.1f} s", f"{games / secs:,.0f}",
-                     f"{peak / 2**30:.2f} GiB", f"{disk(out) / 2**20:,.0f} MiB"))  # fmt: skip
-        shutil.rmtree(out)
-        print(f"done: {label} {secs:.1f}s", file=sys.stderr)
-    print(f"jobs {opts.jobs}\n")
+        times, peaks, size = [], [], 0
+        for _ in range(opts.repeats):
+            out = work / f"run{len(rows)}"
+            secs, peak = measure(["run", *args, "--jobs", opts.jobs, "--out", str(out), "-q"])
+            times.append(secs)
+            peaks.append(peak)
+            size = disk(out)
+            shutil.rmtree(out)
+            print(f"done: {label} {secs:.1f}s", file=sys.stderr)
+        secs = statistics.median(times)
+        wall = f"{secs:,.1f} s"
+        rate = f"{games / secs:,.0f}"
+        if opts.repeats > 1:
+            wall += f" ({min(times):,.1f}-{max(times):,.1f})"
+            rate += f" ({games / max(times):,.0f}-{games / min(times):,.0f})"
+        rows.append((label, f"{games:,}", wall, rate, f"{max(peaks) / 2**30:.2f} GiB",
+                     f"{size / 2**20:,.0f} MiB"))  # fmt: skip
+    runs = f", each row the median (min-max) of {opts.repeats} runs" if opts.repeats > 1 else ""
+    print(f"jobs {opts.jobs}{runs}\n")
     print("| run | games | wall time | games/s | peak memory (all processes) | Parquet on disk |")
     print("|---|---|---|---|---|---|")
     for row in rows:
