@@ -208,25 +208,25 @@ def heuristic_act(obs, params, rng, buf):
     It leads a bomb when only bombs are left (every mode) and goes out with one when it
     can (every mode but ``never``).
     """
-    ph = obs[K.S_PHASE]
-    if ph == K.PH_GIVE_TRICK or ph == K.PH_GIVE_HAGGIS:
-        return _give_to_lowest_score(obs)
-    bet = _heuristic_bet(obs, params)
-    if bet != 0:
-        return bet
+    forced = _heuristic_forced(obs, params)
+    if forced >= 0:
+        return forced
     return heuristic_play(obs, params, buf, K.legal_actions(obs, buf, False))
 
 
 @njit(cache=True)
-def _heuristic_bet(obs, params):
-    """The bet :func:`heuristic_act` declares at this decision of the play phase (0:
-    none, or no chance to bet)."""
+def _heuristic_forced(obs, params):
+    """:func:`heuristic_act`'s choice where no play is weighed: its give, or the bet it
+    declares; -1 otherwise (every action code is at least 0)."""
+    ph = obs[K.S_PHASE]
+    if ph == K.PH_GIVE_TRICK or ph == K.PH_GIVE_HAGGIS:
+        return _give_to_lowest_score(obs)
     seat = obs[K.S_TO_ACT]
     if K.can_bet(obs, seat):
         v = _bet_choice(obs, params, seat)
         if v > 0:
             return (np.int64(K.T_BET) << K.TYPE_SHIFT) | v
-    return np.int64(0)
+    return np.int64(-1)
 
 
 @njit(cache=True)
@@ -234,12 +234,9 @@ def heuristic_listed(obs, params, buf, n):
     """:func:`heuristic_act`'s choice when ``buf`` already holds the ``n`` legal actions
     as ``legal_actions(obs, buf, True)`` lists them (bets first): a caller that needs
     that list anyway does not have the heuristic generate the plays a second time."""
-    ph = obs[K.S_PHASE]
-    if ph == K.PH_GIVE_TRICK or ph == K.PH_GIVE_HAGGIS:
-        return _give_to_lowest_score(obs)
-    bet = _heuristic_bet(obs, params)
-    if bet != 0:
-        return bet
+    forced = _heuristic_forced(obs, params)
+    if forced >= 0:
+        return forced
     nb = 0
     while nb < n and (buf[nb] >> K.TYPE_SHIFT) == K.T_BET:
         nb += 1
