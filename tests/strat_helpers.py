@@ -1,4 +1,5 @@
-"""Helpers of tests/strategy/test_strategies.py that must also run in a fresh subprocess.
+"""Helpers of the strategy tests: positions walked through many games, and what
+tests/strategy/test_strategies.py must also compute in a fresh subprocess.
 
 Run as a script (``python tests/strat_helpers.py POSITIONS.npz``) it prints, as JSON, the
 actions the built-in strategies choose at the saved positions and a digest of a small
@@ -11,15 +12,21 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from collections.abc import Callable
 
 import numpy as np
 
 import haggis_sim as hs
 import strategies
+from haggis_sim.engine import layout as L
 from haggis_sim.engine import state as S
 from haggis_sim.engine.rng import new_stream
 from haggis_sim.runner.chunk import play_chunk
 from strategies import Strategy
+from strategies.simple_kernels import random_act
+
+#: ``decide(preset, game, state, observation, rng)``: sees a decision, returns an action
+Decide = Callable[[str, int, np.ndarray, np.ndarray, np.ndarray], int]
 
 # compiled strategies whose decisions are compared across processes and seeds
 SEED_SPECS = (
@@ -29,6 +36,39 @@ SEED_SPECS = (
     "mcts:iters=15,rollout=random",
     "mcts:iters=15",
 )
+
+
+def walk_mixed_games(games: int, decide: Decide, random_bet: float) -> int:
+    """Play games ``0 .. games - 1`` of every preset with 2 and 3 players (where the
+    preset allows it), calling ``decide`` at every decision with the game's stream; odd
+    games play the action it returns, even games a random one (a bet with probability
+    ``random_bet``), so the decisions cover many shapes of hands and tricks. Returns how
+    many decisions ``decide`` saw."""
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    bet = np.array([random_bet])
+    seen = 0
+    for preset in hs.PRESETS:
+        for players in (2, 3):
+            try:
+                rules = hs.Rules.preset(preset, players=players).to_array()
+            except ValueError:
+                continue
+            for g in range(games):
+                st = S.init_state(rules)
+                S.start_game(st, np.int64(g))
+                rng = new_stream(np.int64(g))
+                while True:
+                    if st[L.S_PHASE] == L.PH_ROUND_OVER:
+                        if S.next_round(st):
+                            break
+                        continue
+                    obs = S.observe(st, int(st[L.S_TO_ACT]))
+                    move = decide(preset, g, st, obs, rng)
+                    seen += 1
+                    if g % 2 == 0:
+                        move = random_act(obs, bet, rng, buf)
+                    S.apply_action(st, np.int64(move))
+    return seen
 
 
 class PyRandom(Strategy):

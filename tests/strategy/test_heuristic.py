@@ -193,39 +193,25 @@ def test_the_heuristic_on_a_listed_decision_is_the_heuristic(spec: str) -> None:
     first, that ``learned`` and ``mcts``'s prior build anyway) is ``heuristic_act``'s
     choice, at every kind of decision: bets, leads, follows, bombs and gives."""
     import numpy as np
+    from strat_helpers import walk_mixed_games
 
     from haggis_sim.engine import layout as L
     from haggis_sim.engine import state as S
-    from strategies.simple_kernels import heuristic_act, heuristic_listed, random_act
+    from strategies.simple_kernels import heuristic_act, heuristic_listed
 
     params = strategies.make(spec).param_array()
     buf = np.empty(L.MAX_MOVES, dtype=np.int64)
     listed = np.empty(L.MAX_MOVES, dtype=np.int64)
-    seen = bets = gives = 0
-    for preset in hs.PRESETS:
-        for players in (2, 3):
-            try:
-                rules = hs.Rules.preset(preset, players=players).to_array()
-            except ValueError:
-                continue
-            for g in range(3):
-                st = S.init_state(rules)
-                S.start_game(st, np.int64(g))
-                rng = new_stream(np.int64(g))
-                while True:
-                    if st[L.S_PHASE] == L.PH_ROUND_OVER:
-                        if S.next_round(st):
-                            break
-                        continue
-                    seat = int(st[L.S_TO_ACT])
-                    obs = S.observe(st, seat)
-                    want = heuristic_act(obs, params, rng, buf)
-                    n = S.legal_actions(st, listed, True)
-                    assert heuristic_listed(obs, params, listed, n) == want, (preset, g)
-                    seen += 1
-                    bets += K.can_bet(obs, seat)
-                    gives += st[L.S_PHASE] != L.PH_PLAY
-                    # alternate heuristic and random games: many shapes of hands and tricks
-                    move = want if g % 2 else random_act(obs, np.array([0.3]), rng, buf)
-                    S.apply_action(st, np.int64(move))
+    bets = gives = 0
+
+    def decide(preset: str, g: int, st: np.ndarray, obs: np.ndarray, rng: np.ndarray) -> int:
+        nonlocal bets, gives
+        want = int(heuristic_act(obs, params, rng, buf))
+        n = S.legal_actions(st, listed, True)
+        assert heuristic_listed(obs, params, listed, n) == want, (preset, g)
+        bets += K.can_bet(obs, int(st[L.S_TO_ACT]))
+        gives += st[L.S_PHASE] != L.PH_PLAY
+        return want
+
+    seen = walk_mixed_games(3, decide, random_bet=0.3)
     assert seen > 3000 and bets > 100 and gives > 20, (seen, bets, gives)

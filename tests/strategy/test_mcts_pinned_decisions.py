@@ -246,39 +246,20 @@ def test_round_valued_mcts_without_bets_decides_as_before(
 def test_greedy_rollout_generator_makes_greedys_choice() -> None:
     """The rollout's cheap generator picks exactly greedy's move (so rollouts are unchanged)."""
     import numpy as np
+    from strat_helpers import walk_mixed_games
 
     from haggis_sim.engine import layout as L
-    from haggis_sim.engine import state as S
-    from haggis_sim.engine.rng import new_stream
-    from strategies.simple_kernels import greedy_act, greedy_rollout_act, random_act
+    from strategies.simple_kernels import greedy_act, greedy_rollout_act
 
     buf = np.empty(L.MAX_MOVES, dtype=np.int64)
     no_params = np.zeros(8)
-    bet = np.array([0.2])
-    seen = 0
-    for preset in hs.PRESETS:
-        for players in (2, 3):
-            try:
-                rules = hs.Rules.preset(preset, players=players).to_array()
-            except ValueError:
-                continue
-            for g in range(6):
-                st = S.init_state(rules)
-                S.start_game(st, np.int64(g))
-                rng = new_stream(np.int64(g))
-                while True:
-                    if st[L.S_PHASE] == L.PH_ROUND_OVER:
-                        if S.next_round(st):
-                            break
-                        continue
-                    obs = S.observe(st, int(st[L.S_TO_ACT]))
-                    want = greedy_act(obs, no_params, rng, buf)
-                    assert greedy_rollout_act(obs, no_params, rng, buf) == want, (preset, g)
-                    seen += 1
-                    # alternate greedy and random games: many shapes of hands and tricks
-                    move = want if g % 2 else random_act(obs, bet, rng, buf)
-                    S.apply_action(st, np.int64(move))
-    assert seen > 5000
+
+    def decide(preset: str, g: int, st: np.ndarray, obs: np.ndarray, rng: np.ndarray) -> int:
+        want = int(greedy_act(obs, no_params, rng, buf))
+        assert greedy_rollout_act(obs, no_params, rng, buf) == want, (preset, g)
+        return want
+
+    assert walk_mixed_games(6, decide, random_bet=0.2) > 5000
 
 
 @pytest.mark.parametrize("name", list(CASES))
