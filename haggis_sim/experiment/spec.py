@@ -62,17 +62,24 @@ class Arm:
         return self.rules.players
 
 
+#: the parameters that pin a model file by its SHA-256 prefix (filled in from the file)
+_PINS = frozenset({"sha", "vsha"})
+
+
 @functools.lru_cache(maxsize=256)
 def short_spec(spec: str) -> str:
     """A canonical spec as a person would write it: its name and only the parameters
-    that differ from the strategy's defaults.
+    that differ from the strategy's defaults, leaving out the model files' SHA-256 pins
+    (``sha``, ``vsha``), which the spec fills in from the named file.
 
     >>> short_spec(make("mcts").spec), short_spec(make("mcts:iters=400").spec)
     ('mcts', 'mcts:iters=400')
+    >>> short_spec(make("mcts:model=mix2,value=net,mix=0.5").spec)
+    'mcts:value=net,model=mix2,mix=0.5'
     """
     name, params = parse_spec(spec)
     defaults = parse_spec(make(name).spec)[1]
-    own = [f"{k}={v}" for k, v in params.items() if defaults.get(k) != v]
+    own = [f"{k}={v}" for k, v in params.items() if k not in _PINS and defaults.get(k) != v]
     return name + (":" + ",".join(own) if own else "")
 
 
