@@ -11,8 +11,12 @@ import textwrap
 from collections import Counter
 from collections.abc import Iterator
 
-MAX_LABEL = 28
+MAX_LABEL = 36
 """Characters a short label may have; a longer one is replaced by a letter (A, B, ...)."""
+
+PINS = {"sha": "model", "vsha": "vmodel"}
+"""A model file's SHA-256 pin and the parameter naming the file: the pin is filled in
+from the file, so it tells specs apart only between files of the same name."""
 
 
 def split_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -35,13 +39,18 @@ def _usual(values: list[str | None]) -> str | None:
 
 def _by_what_differs(parsed: dict[str, tuple[str, dict[str, str]]]) -> dict[str, str]:
     """Each spec's name plus the parameters where it differs from the other specs of that
-    name: from the value most of them hold, or every value of a key where values tie."""
+    name: from the value most of them hold, or every value of a key where values tie. A
+    model pin (:data:`PINS`) is named only where specs of one model name differ in it (an
+    empty pin: the model is not used)."""
     out = {}
     for spec, (name, params) in parsed.items():
         same = [p for n, p in parsed.values() if n == name]
         keys = []
         for k in params:
             values = [p.get(k) for p in same]
+            if k in PINS:  # filled-in pins of the same model name only
+                model = params.get(PINS[k])
+                values = [p.get(k) for p in same if p.get(k) and p.get(PINS[k]) == model]
             if len(set(values)) > 1 and params[k] != _usual(values):
                 keys.append(k)
         out[spec] = _label(name, params, keys)

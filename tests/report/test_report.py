@@ -455,6 +455,20 @@ def test_short_specs_keep_only_what_differs() -> None:
     assert got == {late: "heuristic:bomb=late", early: "heuristic:bomb=early", "greedy": "greedy"}
 
 
+def test_short_specs_name_a_model_pin_only_between_files_of_one_name() -> None:
+    """A SHA-256 pin follows its model file: between two models it adds nothing to the
+    label; between two versions of one file it is what tells them apart; an empty pin (a
+    value model the spec does not use) is no difference."""
+    from haggis_sim.report import short_specs
+
+    two_models = ["learned:model=a.npz,sha=aaa", "learned:model=b.npz,sha=bbb"]
+    assert list(short_specs(two_models).values()) == ["learned:model=a.npz", "learned:model=b.npz"]
+    one_file = ["learned:model=a.npz,sha=aaa", "learned:model=a.npz,sha=bbb"]
+    assert list(short_specs(one_file).values()) == ["learned:sha=aaa", "learned:sha=bbb"]
+    unused = ["mcts:value=game,vmodel=v1,vsha=", "mcts:value=net,vmodel=v1,vsha=fff"]
+    assert list(short_specs(unused).values()) == ["mcts:value=game", "mcts:value=net"]
+
+
 def _summary(arms: list[tuple[str, list[str], str, int]], diffs: list[tuple[float, ...]]) -> dict:
     """A summary.json-shaped dict: arms (name, strategies, rules, players) and, per arm after
     the first, the win-rate difference (diff, low, high) from the first."""
