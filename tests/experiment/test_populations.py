@@ -21,6 +21,7 @@ from haggis_sim.experiment import (
     run_experiment,
 )
 from haggis_sim.logs import ledger
+from strategies import make
 
 pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
 
@@ -292,15 +293,26 @@ swap = { greedy = "heuristic" }
 
 
 def test_shipped_experiments_climb_to_learned_and_default_mcts() -> None:
-    """Every shipped ladder's top two rungs are the learned player and the default search
-    (not the weaker mcts the earlier reports were measured with)."""
+    """Every shipped ladder climbs from the learned player's rung straight to the default
+    search's (not the weaker mcts the earlier reports were measured with), the default
+    search is one of its two top rungs, and a rung above it is a search with a learned
+    prior at the default's iterations or more (a stronger one, never a weaker)."""
+    default_search = make("mcts").spec
     for f in sorted((Path(__file__).resolve().parents[2] / "experiments").glob("*.toml")):
         exp = load_experiment(f)
-        top = {s for p in exp.populations[-2:] for a in exp.arms for s in p.apply(a).strategies}
-        assert any(s.startswith("learned:model=default") for s in top), f
-        assert "mcts" in {s.split(":")[0] for s in top} and all(
-            "prior=learned" in s and "value=game" in s for s in top if s.startswith("mcts")
-        ), f
+        rungs = [{s for a in exp.arms for s in p.apply(a).strategies} for p in exp.populations]
+        learned = [
+            i for i, r in enumerate(rungs) if any(s.startswith("learned:model=default") for s in r)
+        ]
+        search = [i for i, r in enumerate(rungs) if default_search in r]
+        assert learned and search and search[0] == learned[0] + 1, f
+        assert search[0] >= len(rungs) - 2, f
+        for rung in rungs[search[0] + 1 :]:
+            above = {s for s in rung if s.startswith("mcts") and s != default_search}
+            assert above, f
+            for s in above:
+                values = make(s).values
+                assert values["prior"] == "learned" and int(values["iters"]) >= 64, (f, s)
 
 
 @pytest.mark.slow
