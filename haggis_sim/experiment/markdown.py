@@ -13,6 +13,7 @@ from ..analytics.compare import RATE_METRICS, no_pairing_note
 from .balance import balance_markdown
 from .bottom_line import bottom_line
 from .ladder import LADDER_NOTE, rung_rows
+from .spec import short_spec
 from .studies import studies_markdown
 from .verdicts import ROW_HEADER, best_line, fair_sentence, metric_words, result_rows
 
@@ -121,14 +122,17 @@ def sizing_line(sizing: dict[str, Any], metric: str) -> str:
     )
 
 
-def swap_text(pop: dict[str, Any]) -> str:
+def swap_text(pop: dict[str, Any], short: bool = False) -> str:
     """What a population swaps, as ``old → new; ...`` (or the strategies it plays in
-    every arm instead of the arms' own)."""
+    every arm instead of the arms' own); with ``short``, each spec as a person would write
+    it (:func:`~.spec.short_spec`: the page's line above the verdict, whose full specs
+    are in the run metadata below it)."""
+    spell = short_spec if short else str
     if pop.get("strategies"):
-        return "every arm: " + ", ".join(pop["strategies"])
+        return "every arm: " + ", ".join(spell(s) for s in pop["strategies"])
     if not pop["swap"]:
         return "the strategies as written"
-    return "; ".join(f"{old} → {new}" for old, new in pop["swap"].items())
+    return "; ".join(f"{spell(old)} → {spell(new)}" for old, new in pop["swap"].items())
 
 
 def ladder_markdown(ladder_metric: dict[str, Any], metric: str) -> list[str]:

@@ -266,7 +266,7 @@ def population_page(
     populations = [
         {
             "name": p["name"],
-            "swap": swap_text(p),
+            "swap": swap_text(p, short=True),
             "games_per_arm": p["games_per_arm"],
             "sizing": sizing_line(p["sizing"], summary["metric"]) if "sizing" in p else None,
             "best": best_line(p["summary"]),
