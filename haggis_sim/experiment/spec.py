@@ -21,6 +21,7 @@ from typing import Any
 from strategies import make, parse_spec
 
 from ..analytics.compare import ENTRY_METRICS, RATE_METRICS
+from ..report.labels import PINS
 from ..rules import Rules
 from ..runner.run import MAX_GAMES, RunConfig
 from .followed import DEFAULT_BASES, DEFAULT_GAMES
@@ -62,10 +63,6 @@ class Arm:
         return self.rules.players
 
 
-#: the parameters that pin a model file by its SHA-256 prefix (filled in from the file)
-_PINS = frozenset({"sha", "vsha"})
-
-
 @functools.lru_cache(maxsize=256)
 def short_spec(spec: str) -> str:
     """A canonical spec as a person would write it: its name and only the parameters
@@ -79,7 +76,7 @@ def short_spec(spec: str) -> str:
     """
     name, params = parse_spec(spec)
     defaults = parse_spec(make(name).spec)[1]
-    own = [f"{k}={v}" for k, v in params.items() if k not in _PINS and defaults.get(k) != v]
+    own = [f"{k}={v}" for k, v in params.items() if k not in PINS and defaults.get(k) != v]
     return name + (":" + ",".join(own) if own else "")
 
 

@@ -47,10 +47,11 @@ def _by_what_differs(parsed: dict[str, tuple[str, dict[str, str]]]) -> dict[str,
         same = [p for n, p in parsed.values() if n == name]
         keys = []
         for k in params:
-            values = [p.get(k) for p in same]
             if k in PINS:  # filled-in pins of the same model name only
                 model = params.get(PINS[k])
                 values = [p.get(k) for p in same if p.get(k) and p.get(PINS[k]) == model]
+            else:
+                values = [p.get(k) for p in same]
             if len(set(values)) > 1 and params[k] != _usual(values):
                 keys.append(k)
         out[spec] = _label(name, params, keys)
