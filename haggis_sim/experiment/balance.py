@@ -13,9 +13,11 @@ played the same deals):
   (``lead_changes``, ``winner_lead_round``);
 - where the arm pairs a stronger entry 0 against weaker entries (strategies entry 0 is
   no other entry's strategy, e.g. a population with ``strategies = ["learned",
-  "heuristic"]``): *skill expression*, entry 0's win rate (does the variant reward the
-  stronger player more?), and *luck share*, how often a weaker entry wins (1 − skill
-  expression; its interval and difference are those of the win rate, mirrored).
+  "heuristic", "heuristic"]``; at 3 players ``["learned", "heuristic"]`` seats entry 0
+  twice, and its fair share is 2/3): *skill expression*, entry 0's win rate (does the
+  variant reward the stronger player more?), and *luck share*, how often a weaker entry
+  wins (1 − skill expression; its interval and difference are those of the win rate,
+  mirrored).
 
 Every figure is :func:`haggis_sim.analytics.compare.estimate` (and ``difference``) of a
 per-game metric, so the table repeats the metric estimates exactly. The result goes into

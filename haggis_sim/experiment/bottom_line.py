@@ -21,7 +21,9 @@ from typing import Any
 from strategies import parse_spec
 
 from ..analytics.compare import BINARY_METRICS, fmt_change, fmt_value
+from ..runner.seating import base_entries
 from .separation import num, sign
+from .spec import short_spec
 from .verdicts import apart, arm_labels, bracket, resolve_text
 
 #: the short words of the ladder's convergence verdicts (:mod:`.ladder`)
@@ -43,15 +45,27 @@ def change(metric: str, d: dict[str, Any]) -> str:
 
 
 def players_text(arm: dict[str, Any]) -> str:
-    """Who plays an arm, short: ``heuristic vs mcts``, ``3 learned players``."""
-    names = [parse_spec(s)[0] for s in arm["strategies"]]
-    seats = arm["players"]
-    if len(set(names)) == 1:
-        return f"{seats} {names[0]} players"
-    count = Counter(names)
-    filled = seats - len(names)  # the last entry fills the seats left over
-    if filled > 0:
-        count[names[-1]] += filled
+    """Who plays an arm, short, seat by seat as the runner fills them (the strategies
+    list repeated: ``a, b`` at 3 players seats ``a`` twice); two versions of one strategy
+    are told apart by their parameters (:func:`.spec.short_spec`).
+
+    >>> players_text({"strategies": ["learned", "heuristic"], "players": 3})
+    'learned ×2 vs heuristic'
+    >>> players_text({"strategies": ["learned", "heuristic", "heuristic"], "players": 3})
+    'learned vs heuristic ×2'
+    >>> players_text({"strategies": ["mcts:iters=400", "mcts", "mcts"], "players": 3})
+    'mcts:iters=400 vs mcts ×2'
+    >>> players_text({"strategies": ["learned"], "players": 3})
+    '3 learned players'
+    """
+    specs = arm["strategies"]
+    names = [parse_spec(s)[0] for s in specs]
+    specs_of = {n: {s for s in specs if parse_spec(s)[0] == n} for n in names}
+    who = [short_spec(s) if len(specs_of[n]) > 1 else n for s, n in zip(specs, names, strict=True)]
+    seated = [who[e] for e in base_entries(len(specs), arm["players"])]
+    if len(set(seated)) == 1:
+        return f"{len(seated)} {seated[0]} players"
+    count = Counter(seated)
     return " vs ".join(f"{n} ×{k}" if k > 1 else n for n, k in count.items())
 
 
