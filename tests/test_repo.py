@@ -142,6 +142,29 @@ def test_shipped_summaries_come_from_their_experiment_files() -> None:
         assert len(summary.get("studies", [])) == len(exp.get("studies", [])), name  # type: ignore[arg-type]
 
 
+def test_shipped_skill_pairings_seat_the_stronger_player_once() -> None:
+    """Where a shipped balance table reports skill expression (a stronger entry 0 against
+    weaker ones), entry 0 fills one seat: the strategies list repeats around the table,
+    so two entries at 3 players would seat the stronger player twice (as scoring-skill did
+    before 2026-11-29) and its win rate would be a pair's, against a fair 2/3."""
+    from haggis_sim.experiment import load_experiment
+    from haggis_sim.experiment.balance import pairs_stronger
+    from haggis_sim.runner.seating import base_entries
+
+    checked = 0
+    for path in sorted((ROOT / "experiments").glob("*.toml")):
+        exp = load_experiment(path)
+        if not exp.balance:
+            continue
+        for pop in exp.populations or ():
+            for arm in (pop.apply(a) for a in exp.arms):
+                if pairs_stronger(arm):
+                    seats = base_entries(len(arm.strategies), arm.players)
+                    assert seats.count(0) == 1, (path.name, pop.name, arm.name, seats)
+                    checked += 1
+    assert checked >= 12  # scoring-skill: 3 pairings x 4 rule variants
+
+
 def test_shipped_advice_was_followed_in_play_and_none_loses() -> None:
     """Every guidance line with advice in reports/ carries its followed-in-play result in
     at least two bases, including learned; a line shown as advice loses in no base."""
