@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from strategies import parse_spec
+from strategies import StrategyError, parse_spec
 
 from ..analytics.compare import BINARY_METRICS, fmt_change, fmt_value
 from ..runner.seating import base_entries
@@ -57,16 +57,27 @@ def players_text(arm: dict[str, Any]) -> str:
     'mcts:iters=400 vs mcts ×2'
     >>> players_text({"strategies": ["learned"], "players": 3})
     '3 learned players'
+    >>> players_text({"strategies": ["plugin:a=1", "plugin"], "players": 3})  # not known here
+    'plugin:a=1 ×2 vs plugin'
     """
     specs = arm["strategies"]
     names = [parse_spec(s)[0] for s in specs]
     specs_of = {n: {s for s in specs if parse_spec(s)[0] == n} for n in names}
-    who = [short_spec(s) if len(specs_of[n]) > 1 else n for s, n in zip(specs, names, strict=True)]
+    who = [_told_apart(s) if len(specs_of[n]) > 1 else n for s, n in zip(specs, names, strict=True)]
     seated = [who[e] for e in base_entries(len(specs), arm["players"])]
     if len(set(seated)) == 1:
         return f"{len(seated)} {seated[0]} players"
     count = Counter(seated)
     return " vs ".join(f"{n} ×{k}" if k > 1 else n for n, k in count.items())
+
+
+def _told_apart(spec: str) -> str:
+    """``spec`` short, or as written when its strategy is not known here (a summary
+    written elsewhere, with a strategy this installation lacks)."""
+    try:
+        return short_spec(spec)
+    except StrategyError:
+        return spec
 
 
 def tied_text(top: dict[str, Any], labels: dict[str, str]) -> str:
