@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from strategies import StrategyError, parse_spec
+from strategies import StrategyError
 
 from ..analytics.compare import BINARY_METRICS, fmt_change, fmt_value
 from ..runner.seating import base_entries
@@ -46,8 +46,9 @@ def change(metric: str, d: dict[str, Any]) -> str:
 
 def players_text(arm: dict[str, Any]) -> str:
     """Who plays an arm, short, seat by seat as the runner fills them (the strategies
-    list repeated: ``a, b`` at 3 players seats ``a`` twice); two versions of one strategy
-    are told apart by their parameters (:func:`.spec.short_spec`).
+    list repeated: ``a, b`` at 3 players seats ``a`` twice), each strategy named with the
+    parameters it plays by that differ from its defaults (:func:`.spec.short_spec`), so
+    a stronger version of a strategy is not mistaken for the default one.
 
     >>> players_text({"strategies": ["learned", "heuristic"], "players": 3})
     'learned ×2 vs heuristic'
@@ -55,16 +56,15 @@ def players_text(arm: dict[str, Any]) -> str:
     'learned vs heuristic ×2'
     >>> players_text({"strategies": ["mcts:iters=400", "mcts", "mcts"], "players": 3})
     'mcts:iters=400 vs mcts ×2'
+    >>> players_text({"strategies": ["heuristic", "mcts:value=net,model=mix2"], "players": 2})
+    'heuristic vs mcts:value=net,model=mix2'
     >>> players_text({"strategies": ["learned"], "players": 3})
     '3 learned players'
     >>> players_text({"strategies": ["plugin:a=1", "plugin"], "players": 3})  # not known here
     'plugin:a=1 ×2 vs plugin'
     """
     specs = arm["strategies"]
-    names = [parse_spec(s)[0] for s in specs]
-    specs_of = {n: {s for s in specs if parse_spec(s)[0] == n} for n in names}
-    who = [_told_apart(s) if len(specs_of[n]) > 1 else n for s, n in zip(specs, names, strict=True)]
-    seated = [who[e] for e in base_entries(len(specs), arm["players"])]
+    seated = [_told_apart(specs[e]) for e in base_entries(len(specs), arm["players"])]
     if len(set(seated)) == 1:
         return f"{len(seated)} {seated[0]} players"
     count = Counter(seated)

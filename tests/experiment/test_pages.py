@@ -111,6 +111,24 @@ def test_shipped_bottom_lines_state_convergence_and_the_study() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "name", sorted(p.parent.name for p in (ROOT / "reports").glob("*/summary.json"))
+)
+def test_shipped_summary_markdown_is_what_the_code_writes_today(name: str) -> None:
+    """A shipped summary.md written by older code (a bottom line that names a stronger
+    search as plain "mcts") must be rebuilt, not left beside a summary.json that says
+    otherwise."""
+    folder = ROOT / "reports" / name
+    summary = json.loads((folder / "summary.json").read_text())
+    assert (folder / "summary.md").read_text() == summary_markdown(summary)
+
+
+def test_shipped_bottom_lines_name_the_stronger_search_by_its_parameters() -> None:
+    line = bottom_line(shipped("bomb-timing"))[0]
+    assert line.startswith("At the top rung (vs-mcts-mix2), ")
+    assert line.endswith("(heuristic vs mcts:value=net,model=mix2,mix=0.5, 2,000 games per arm).")
+
+
 def older(summary: dict) -> dict:
     """``summary`` as written before head-to-head arms existed: no ``head_to_head`` or
     ``label`` in its arms, every arm in the ladder's interactions, and a head-to-head arm
