@@ -117,10 +117,12 @@ def test_shipped_bottom_lines_state_convergence_and_the_study() -> None:
 def test_shipped_summary_markdown_is_what_the_code_writes_today(name: str) -> None:
     """A shipped summary.md written by older code (a bottom line that names a stronger
     search as plain "mcts") must be rebuilt, not left beside a summary.json that says
-    otherwise."""
+    otherwise. Rebuilt where its arms were kept, no game is played again."""
     folder = ROOT / "reports" / name
     summary = json.loads((folder / "summary.json").read_text())
-    assert (folder / "summary.md").read_text() == summary_markdown(summary)
+    assert (folder / "summary.md").read_text() == summary_markdown(summary), (
+        f"rebuild it: haggis-sim experiment experiments/{name}.toml --out reports/{name}"
+    )
 
 
 def test_shipped_bottom_lines_name_the_stronger_search_by_its_parameters() -> None:
