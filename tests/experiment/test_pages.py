@@ -102,8 +102,10 @@ def test_the_bottom_line_claims_a_best_arm_only_when_separable() -> None:
 
 def test_shipped_bottom_lines_state_convergence_and_the_study() -> None:
     lines = bottom_line(shipped("betting-thresholds"))
-    assert lines[0].startswith("At the top rung (vs-mcts), the entry's net points from bets ")
-    assert lines[1].startswith("Still moving with strength: bet ")
+    assert lines[0].startswith("At the top rung (vs-mcts-mix2), the entry's net points from bets ")
+    mix2 = "heuristic vs mcts:value=net,model=mix2,mix=0.5"
+    assert lines[0].endswith(f"({mix2}, 2,000 games per arm).")
+    assert lines[1].startswith("Not known whether it has converged: about ")
     assert lines[2].startswith("Study bets over vs-learned/default: ")
     assert "advice that won when followed in play" in lines[2]
     assert bottom_line(shipped("scoring-rules"))[1].startswith(
