@@ -73,8 +73,12 @@ def _commit() -> str:
 
 def provenance(started: float, seconds: float, commit: str, load: float) -> str:
     """One line: the exact command, when, how long, on what (``load``: the load average
-    when it started), with which versions (``commit``: the checkout when it started)."""
+    when it started), with which versions (``commit``: the checkout when it started).
+    "On what" names the CPU model and the target numba compiles for (LLVM's host CPU
+    name, e.g. ``znver4``): two machines with one model name can differ in vector width
+    (AVX-512 or not), and the compiled players' speed with it."""
     import numba
+    from llvmlite import binding as llvm
 
     import haggis_sim
     from haggis_sim.training.environment import cpu_model
@@ -84,7 +88,8 @@ def provenance(started: float, seconds: float, commit: str, load: float) -> str:
     return (
         f"*Measured {time.strftime('%Y-%m-%d %H:%M', time.localtime(started))} "
         f"(took {seconds:,.0f} s) with `{command}`; {platform.machine()}, "
-        f"{os.cpu_count()} cores ({cpu_model()}), load average {load:.1f} at the start; "
+        f"{os.cpu_count()} cores ({cpu_model()}, compiled for {llvm.get_host_cpu_name()}), "
+        f"load average {load:.1f} at the start; "
         f"Python {platform.python_version()}, numba {numba.__version__}, "
         f"haggis-sim {haggis_sim.__version__} at {commit}.*"
     )

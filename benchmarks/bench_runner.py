@@ -5,7 +5,9 @@ Run: ``python benchmarks/bench_runner.py`` (default 1,000,000 games per row; use
 player's row plays ``--learned-games``, default 100,000, and the loky/Dask pair
 ``--dask-games``, default 200,000: ``--games 0 --skip-dask`` times the learned row
 alone). Each row runs the real CLI in a fresh process and samples the resident memory of
-its whole process tree (workers included) every 0.2 s. ``--repeats N`` runs every row N
+its whole process tree (workers included) every 0.2 s, after an untimed run of 1,000
+games of the same strategies (numba compiles on a cold cache: the first run on a machine
+takes a minute more, which is start-up, not a row's speed). ``--repeats N`` runs every row N
 times and reports the median wall time (games/s from it) with the fastest and slowest
 run: on a shared machine one run of a command can be 15% off another. Prints a Markdown
 table and writes it to ``benchmarks/results/bench_runner.md`` (``--out``), which the docs'
@@ -95,6 +97,9 @@ def measure_all(opts: argparse.Namespace) -> None:
         ]
     for label, args in cases:
         games = int(float(args[args.index("-n") + 1]))
+        warm = [*args[: args.index("-n")], "-n", "1000", *args[args.index("-n") + 2 :]]
+        measure(["run", *warm, "--jobs", opts.jobs, "--out", str(work / "warm-up"), "-q"])
+        shutil.rmtree(work / "warm-up")
         times, peaks, size = [], [], 0
         for _ in range(opts.repeats):
             out = work / f"run{len(rows)}"

@@ -37,6 +37,11 @@ def test_recorded_writes_what_was_printed_under_its_provenance(
     assert text.startswith("<!-- written by bench_x.py")
     assert "with `python benchmarks/bench_x.py --games 9`" in text
     assert "numba " in text and "load average" in text and " at " in text
+    # the target numba compiles for: one CPU model name covers machines with and without
+    # AVX-512, and the compiled players' speed differs between them
+    from llvmlite import binding as llvm
+
+    assert f"compiled for {llvm.get_host_cpu_name()})" in text
     assert text.rstrip().endswith("| 1 | 2 |")
     assert sorted(p.name for p in out.parent.iterdir()) == ["bench_x.md"]  # no temporary
 
