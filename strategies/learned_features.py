@@ -445,7 +445,10 @@ def tanh_bounds(x):
         return TANH_GRID[-1], 1.0
     if x <= -TANH_GRID_MAX:
         return -1.0, TANH_GRID[0]
-    i = int(np.floor((x + TANH_GRID_MAX) * TANH_GRID_STEP))
+    # just below the grid's top, (x + max) * step rounds up to the last point's index:
+    # its interval is the last one (numba does not check indices: without the min, such
+    # an x read past the grid, a bound from whatever memory followed it)
+    i = min(int(np.floor((x + TANH_GRID_MAX) * TANH_GRID_STEP)), TANH_GRID.shape[0] - 2)
     return TANH_GRID[i], TANH_GRID[i + 1]
 
 

@@ -34,6 +34,7 @@ from strategies.learned_features import (
     BOUND_MARGIN,
     FEATURES,
     N_FEATURES,
+    TANH_GRID,
     TANH_GRID_MAX,
     TANH_GRID_STEP,
     decision_features,
@@ -609,6 +610,12 @@ def test_the_tanh_grid_bounds_the_kernels_tanh_closely() -> None:
     assert np.all(hi - lo <= 1.0 / TANH_GRID_STEP)
     lo, hi, _ = _tanh_and_bounds(np.array([np.nan]))
     assert (lo[0], hi[0]) == (-1.0, 1.0)
+    # just below the top, (x + max) * step rounds to the last point's index: the bounds
+    # are the last interval's, not a read past the grid (which numba would not stop,
+    # giving whatever memory follows; a machine of 2026-11-29 read a bound of 4.7e257)
+    top = np.nextafter(TANH_GRID_MAX, 0.0) - np.arange(4) * np.spacing(TANH_GRID_MAX)
+    lo, hi, _ = _tanh_and_bounds(top)
+    assert np.all(lo == TANH_GRID[-2]) and np.all(hi == TANH_GRID[-1])
 
 
 @pytest.mark.parametrize(
