@@ -96,8 +96,9 @@ def measure_all(opts: argparse.Namespace) -> None:
             ),
         ]
     for label, args in cases:
-        games = int(float(args[args.index("-n") + 1]))
-        warm = [*args[: args.index("-n")], "-n", "1000", *args[args.index("-n") + 2 :]]
+        n_at = args.index("-n")
+        games = int(float(args[n_at + 1]))
+        warm = [*args[:n_at], "-n", "1000", *args[n_at + 2 :]]
         measure(["run", *warm, "--jobs", opts.jobs, "--out", str(work / "warm-up"), "-q"])
         shutil.rmtree(work / "warm-up")
         times, peaks, size = [], [], 0

@@ -64,14 +64,14 @@ def players_text(arm: dict[str, Any]) -> str:
     'plugin:a=1 ×2 vs plugin'
     """
     specs = arm["strategies"]
-    seated = [_told_apart(specs[e]) for e in base_entries(len(specs), arm["players"])]
+    seated = [_short_or_as_written(specs[e]) for e in base_entries(len(specs), arm["players"])]
     if len(set(seated)) == 1:
         return f"{len(seated)} {seated[0]} players"
     count = Counter(seated)
     return " vs ".join(f"{n} ×{k}" if k > 1 else n for n, k in count.items())
 
 
-def _told_apart(spec: str) -> str:
+def _short_or_as_written(spec: str) -> str:
     """``spec`` short, or as written when its strategy is not known here (a summary
     written elsewhere, with a strategy this installation lacks)."""
     try:
