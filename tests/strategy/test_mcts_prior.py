@@ -241,6 +241,8 @@ def test_the_shipped_models_form_the_chain_the_readme_states() -> None:
         # the search with mix1 as its prior, its leaves half vgen1 and half rollouts (64
         # iterations)
         ("mix2", "mcts:model=mix1,value=net,mix=0.5", "mix1"),
+        # the next generation: the same search with mix2 as its prior
+        ("mix3", "mcts:model=mix2,value=net,mix=0.5", "mix2"),
     ],
 )
 def test_a_mixed_prior_names_its_teacher_and_plays_by_name(
