@@ -23,6 +23,7 @@ from .learned_model import (
     load_value_model,
     model_path,
 )
+from .simple_kernels import MCTS_QINIT_MOVES
 
 
 class CompiledStrategy(Strategy):
@@ -249,6 +250,18 @@ MIX_PARAM = Param(
     1.0,
 )
 
+QINIT_PARAM = Param(
+    "qinit",
+    float,
+    0.0,
+    "with value=net and prior=learned: each of the root's likeliest moves (the "
+    f"{MCTS_QINIT_MOVES} with the highest prior) starts with this many virtual visits "
+    "valued at the value model's estimate of the position after it, as the searcher sees "
+    "it (0: none; docs/strategies.md)",
+    0.0,
+    1000.0,
+)
+
 
 def bind_model(strategy: Strategy, value: bool = False) -> LearnedModel:
     """Load the model that ``strategy``'s ``model`` value names and pin it in the values
@@ -345,6 +358,7 @@ class MctsStrategy(CompiledStrategy):
         VMODEL_PARAM,
         VSHA_PARAM,
         MIX_PARAM,
+        QINIT_PARAM,
     )
     compiled_id = kernels.MCTS_ID
 
@@ -360,8 +374,8 @@ class MctsStrategy(CompiledStrategy):
             self.value_model = bind_model(self, value=True)
 
     def check_values(self) -> None:
-        """Refuse a model or sha with prior=none, and a vmodel, vsha or mix without
-        value=net: no such model is read then."""
+        """Refuse a model or sha with prior=none, a vmodel, vsha, mix or qinit without
+        value=net (no such model is read then), and qinit with prior=none."""
         if self.values["prior"] == "none":
             for p in (MCTS_MODEL_PARAM, SHA_PARAM):
                 if self.values[p.name] != p.default:
@@ -370,14 +384,22 @@ class MctsStrategy(CompiledStrategy):
                         "(no model is read); drop it or set prior=learned"
                     )
         if self.values["value"] != "net":
-            why = {"mix": "no value estimate to mix with rollouts"}
-            for p in (VMODEL_PARAM, VSHA_PARAM, MIX_PARAM):
+            why = {
+                "mix": "no value estimate to mix with rollouts",
+                "qinit": "no value estimate to start the root's moves with",
+            }
+            for p in (VMODEL_PARAM, VSHA_PARAM, MIX_PARAM, QINIT_PARAM):
                 if self.values[p.name] != p.default:
                     raise InertParameterError(
                         f"mcts: {p.name}={self.values[p.name]} has no effect with "
                         f"value={self.values['value']} "
                         f"({why.get(p.name, 'no value model is read')}); drop it or set value=net"
                     )
+        if self.values["prior"] == "none" and self.values["qinit"] != QINIT_PARAM.default:
+            raise InertParameterError(
+                f"mcts: qinit={self.values['qinit']} has no effect with prior=none (it "
+                "starts the moves PUCT ranks by the prior); drop it or set prior=learned"
+            )
 
     def param_array(self) -> np.ndarray:
         """The named slots; the length of the value model's parameter array and, with

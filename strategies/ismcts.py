@@ -20,7 +20,11 @@ mcts decides*), so it is the default. With ``value=net`` there is no rollout: th
 is scored by a learned value network over what each seat sees of it, trained on the
 search's own self-play (:mod:`strategies.value_features`); with ``mix`` below 1 the
 leaf's reward is ``mix`` times that estimate plus ``1 - mix`` times a rollout's game
-value (AlphaGo's mixed leaf evaluation, Silver et al. 2016). Each node keeps the reward of
+value (AlphaGo's mixed leaf evaluation, Silver et al. 2016). With ``qinit`` above 0 (and the
+value network and the prior), each of the root's likeliest moves starts with ``qinit``
+virtual visits at the network's estimate of the position after it, as the searcher sees
+it (:func:`root_values`), so a small budget is not spent confirming what the value already
+says (docs/strategies.md measures it). Each node keeps the reward of
 the seat that moved into it. The move played is the most visited root child. A bet is
 chosen by scoring every bet option the rules allow, and not betting, with forced root
 children (:func:`choose_bet`): the rollouts (or the leaf value, which sees the bets)
@@ -54,14 +58,15 @@ from .ismcts_tree import (
 from .ismcts_values import ROLLOUT_GREEDY as ROLLOUT_GREEDY
 from .ismcts_values import ROLLOUT_RANDOM as ROLLOUT_RANDOM
 from .ismcts_values import VALUE_GAME as VALUE_GAME
+from .ismcts_values import VALUE_NET, determinize_into, rollout_reward
 from .ismcts_values import VALUE_ROUND as VALUE_ROUND
 from .ismcts_values import determinize as determinize
-from .ismcts_values import determinize_into, rollout_reward
 from .ismcts_values import game_values as game_values
 from .ismcts_values import round_values as round_values
 from .learned_features import score_actions
-from .simple_kernels import MCTS_BETS, MCTS_PARAMS, MCTS_PRIORS
-from .value_features import value_scratch
+from .network import layer, layer_score
+from .simple_kernels import MCTS_BETS, MCTS_PARAMS, MCTS_PRIORS, MCTS_QINIT_MOVES
+from .value_features import N_VALUE_FEATURES, value_features, value_scratch
 
 # parameter slots and rollout choices, by name (one definition: simple_kernels)
 M_ITERS = MCTS_PARAMS.index("iters")
@@ -76,6 +81,7 @@ M_SHA = MCTS_PARAMS.index("sha")  # free text: the slot stays 0
 M_VMODEL = MCTS_PARAMS.index("vmodel")  # free text: the slot stays 0 (the weights follow)
 M_VSHA = MCTS_PARAMS.index("vsha")  # free text: the slot stays 0
 M_MIX = MCTS_PARAMS.index("mix")
+M_QINIT = MCTS_PARAMS.index("qinit")
 # After the named slots: the length of the value model's parameter array (0 unless
 # value=net), that array (value_features.value_logit), then, with prior=learned, the
 # prior model's parameter array (learned_features.score_actions); see value_params and
@@ -143,10 +149,12 @@ def root_policy(obs, model, moves):
 
 
 @njit(cache=True)
-def _puct_pick(root_child, prior, visits, reward, root_sum, c):
+def _puct_pick(root_child, prior, visits, reward, root_sum, c, q0, n0):
     """Index of the root move to search next, by PUCT (Silver et al. 2017):
     ``Q + c * prior * sqrt(N) / (1 + n)``, ``Q`` a move's mean reward, or the root's mean
     reward so far while it is unvisited (``root_sum`` over ``visits[0]`` iterations).
+    A move with ``n0[i] > 0`` virtual visits (``qinit``) starts from its estimate
+    ``q0[i]``: ``Q = (reward + n0 q0) / (n + n0)``, and ``q0[i]`` while unvisited.
     Ties go to the lowest index."""
     n_root = visits[0]
     fpu = root_sum / n_root if n_root > 0 else 0.5
@@ -155,7 +163,13 @@ def _puct_pick(root_child, prior, visits, reward, root_sum, c):
     best_score = -np.inf
     for i in range(root_child.shape[0]):
         ch = root_child[i]
-        if ch >= 0:
+        if n0[i] > 0:
+            if ch >= 0:
+                q = (reward[ch] + n0[i] * q0[i]) / (visits[ch] + n0[i])
+                score = q + scale * prior[i] / (1.0 + visits[ch])
+            else:
+                score = q0[i] + scale * prior[i]
+        elif ch >= 0:
             score = reward[ch] / visits[ch] + scale * prior[i] / (1.0 + visits[ch])
         else:
             score = fpu + scale * prior[i]
@@ -163,6 +177,49 @@ def _puct_pick(root_child, prior, visits, reward, root_sum, c):
             best_score = score
             best = i
     return best
+
+
+@njit(cache=True)
+def root_values(obs, moves, prior, vparams, scratch, rng, unseen, deal, st, out):
+    """The value model's estimate of the position after each of the root ``moves`` with
+    the :data:`~strategies.simple_kernels.MCTS_QINIT_MOVES` highest ``prior`` (ties
+    included), as the acting seat sees it: ``out[i]``, and the mask of the moves scored
+    (1.0, else 0.0) as the return value.
+
+    The moves are applied to one determinization (``rng``), so the engine moves on as
+    in a real deal, but the estimate is the sigmoid of the network over the acting seat's
+    own features (:func:`~strategies.value_features.value_features`), which read its own
+    hand and public information only; a move that ends the round is valued as the
+    finished round (``game``) of that deal. ``scratch`` is :func:`value_scratch`'s buffer,
+    ``unseen``, ``deal`` and ``st`` scratch as for :func:`determinize_into`.
+    """
+    seat = obs[K.S_TO_ACT]
+    n = obs[K.S_NP]
+    k = moves.shape[0]
+    scored = np.zeros(k, dtype=np.float64)
+    cut = -1.0
+    if k > MCTS_QINIT_MOVES:
+        cut = np.sort(prior)[k - MCTS_QINIT_MOVES]
+    off, w_in, b_in, w_out = layer(vparams, n)
+    x = scratch[:N_VALUE_FEATURES]
+    act = scratch[N_VALUE_FEATURES:]
+    finished = np.zeros(3, dtype=np.float64)
+    determinize_into(obs, seat, rng, deal, unseen)
+    for i in range(k):
+        if prior[i] < cut:
+            continue
+        scored[i] = 1.0
+        st[:] = deal
+        K.apply_action(st, moves[i])
+        if st[K.S_PHASE] == K.PH_ROUND_OVER:
+            round_values(st, VALUE_GAME, finished)
+            out[i] = finished[seat]
+            continue
+        for s in range(n):
+            st[K.S_SIZE + s] = K.popcount(st[K.S_HAND + s])
+        value_features(st, seat, x)
+        out[i] = 1.0 / (1.0 + np.exp(-layer_score(x, vparams, off, w_in, b_in, w_out, act)))
+    return scored
 
 
 @njit(cache=True)
@@ -328,7 +385,8 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
     sees (its own hand, the trick, the phase), so they are computed once per decision;
     deeper nodes look their legal actions up in a stamped hash table sized on demand.
     With ``prior=learned`` the root's child is chosen by :func:`_puct_pick` over all of
-    its legal moves (the model's weights: :func:`prior_params`).
+    its legal moves (the model's weights: :func:`prior_params`), with ``qinit`` and
+    ``value=net`` starting from :func:`root_values`.
     """
     seat = obs[K.S_TO_ACT]
     iters = max(1, np.int64(params[M_ITERS]))
@@ -376,6 +434,12 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
         root_prior = np.zeros(0, dtype=np.float64)
     root_child = np.full(k0, -1, dtype=np.int64)
     root_sum = 0.0
+    root_q = np.zeros(k0, dtype=np.float64)
+    root_n = np.zeros(k0, dtype=np.float64)  # virtual visits at root_q (qinit)
+    if use_prior and params[M_QINIT] > 0 and value == VALUE_NET:
+        scored = root_values(obs, root_moves, root_prior, vparams, scratch, rng, unseen,
+                             st.copy(), st, root_q)  # fmt: skip
+        root_n = scored * params[M_QINIT]
     for it in range(iters):
         if budget > 0 and it % 8 == 7 and _now() - t0 > budget:
             break
@@ -385,7 +449,7 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
         path[0] = 0
         if use_prior:
             # every root move is a candidate from the start, ranked by PUCT with the prior
-            i = _puct_pick(root_child, root_prior, visits, reward, root_sum, c)
+            i = _puct_pick(root_child, root_prior, visits, reward, root_sum, c, root_q, root_n)
             expanded = root_child[i] < 0
             if expanded:
                 add_child(st, 0, root_moves[i], ctr, n_children, action, mover, sibling,

@@ -43,8 +43,10 @@ WILD_SPENT_POINTS = 10.0
 # weights follow the slots (``MctsStrategy.param_array``).
 MCTS_PARAMS = (
     "iters", "c", "rollout", "ms", "value", "bets", "prior", "model", "sha", "vmodel", "vsha",
-    "mix",
+    "mix", "qinit",
 )  # fmt: skip
+#: how many root moves (those with the highest prior) qinit gives a starting value
+MCTS_QINIT_MOVES = 16
 MCTS_ROLLOUTS = ("random", "greedy")  # values of ``rollout`` (its slot holds the index)
 MCTS_VALUES = ("game", "round", "net")  # values of ``value``
 MCTS_BETS = ("search", "never")  # values of ``bets``

@@ -122,10 +122,14 @@ def test_parameter_arrays_are_as_wide_as_the_widest_kernel() -> None:
 def test_a_strategy_may_have_more_than_eight_parameters() -> None:
     class Many(Strategy):
         name = "many"
-        params = tuple(Param(f"p{i}", float, float(i), "a parameter") for i in range(12))
+        # more parameters than the widest kernel has slots: one entry each, none cut
+        params = tuple(
+            Param(f"p{i}", float, float(i), "a parameter") for i in range(kernels.PARAM_WIDTH + 3)
+        )
 
-    arr = Many(p11=0.5).param_array()
-    assert arr.tolist() == [float(i) for i in range(11)] + [0.5]
+    last = kernels.PARAM_WIDTH + 2
+    arr = Many(**{f"p{last}": 0.5}).param_array()
+    assert arr.tolist() == [float(i) for i in range(last)] + [0.5]
 
 
 # --- 3. Observation equality and hashing -----------------------------------------------------

@@ -32,6 +32,7 @@ from strategies.learned_model import (
 )
 
 PRIOR_MODEL = MODELS_DIR / SHIPPED_MODELS[MCTS_PRIOR_MODEL]  # the model default mcts reads
+NO_Q = (np.zeros(3), np.zeros(3))  # no root move starts from a value estimate (qinit=0)
 
 
 def root_plays(st: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -78,20 +79,41 @@ def test_puct_tries_the_likeliest_move_first_then_weighs_values() -> None:
     prior = np.array([0.2, 0.5, 0.3])
     visits = np.zeros(8)
     reward = np.zeros(8)
-    assert ismcts._puct_pick(root_child, prior, visits, reward, 0.0, 0.7) == 1
+    assert ismcts._puct_pick(root_child, prior, visits, reward, 0.0, 0.7, *NO_Q) == 1
     # move 1 searched 4 times and lost every time: an unvisited move (valued at the
     # root's mean, 0) with prior 0.3 now scores more than it
     root_child[1] = 1
     visits[0], visits[1], reward[1] = 4.0, 4.0, 0.0
-    assert ismcts._puct_pick(root_child, prior, visits, reward, 0.0, 0.7) == 2
+    assert ismcts._puct_pick(root_child, prior, visits, reward, 0.0, 0.7, *NO_Q) == 2
     # ... but had it won every time, against a root mean of 0.5, it would be searched again
     reward[1] = 4.0
-    assert ismcts._puct_pick(root_child, prior, visits, reward, 2.0, 0.7) == 1
+    assert ismcts._puct_pick(root_child, prior, visits, reward, 2.0, 0.7, *NO_Q) == 1
     # an unvisited move is valued at the root's mean so far: with a mean of 1 it is tried
-    assert ismcts._puct_pick(root_child, prior, visits, reward, 4.0, 0.7) == 2
+    assert ismcts._puct_pick(root_child, prior, visits, reward, 4.0, 0.7, *NO_Q) == 2
     # equal scores: the lowest index
     assert ismcts._puct_pick(np.full(2, -1, np.int64), np.array([0.5, 0.5]), np.zeros(3),
-                             np.zeros(3), 0.0, 0.7) == 0  # fmt: skip
+                             np.zeros(3), 0.0, 0.7, np.zeros(2), np.zeros(2)) == 0  # fmt: skip
+
+
+def test_puct_starts_a_move_from_its_value_estimate() -> None:
+    """qinit: a move with virtual visits is valued at its estimate while unvisited and
+    blended with its searched rewards after, weighted by the visits."""
+    root_child = np.array([-1, -1, -1], dtype=np.int64)
+    prior = np.array([0.2, 0.5, 0.3])
+    visits, reward = np.zeros(8), np.zeros(8)
+    visits[0] = 4.0
+    q0, n0 = np.array([0.9, 0.1, 0.0]), np.array([3.0, 3.0, 0.0])
+    # unvisited: move 0 at its estimate 0.9 beats the prior's favourite at 0.1 and move 2
+    # at the root's mean (0.5)
+    assert ismcts._puct_pick(root_child, prior, visits, reward, 2.0, 0.7, *NO_Q) == 1
+    assert ismcts._puct_pick(root_child, prior, visits, reward, 2.0, 0.7, q0, n0) == 0
+    # move 0 searched twice, lost both: (0 + 3 * 0.9) / (2 + 3) = 0.54, against the
+    # unvisited move 2 at the root's mean 0.5: 0.54 + 0.7 * 2 * 0.2 / 3 < 0.5 + 0.7 * 2 * 0.3
+    root_child[0] = 1
+    visits[1], reward[1] = 2.0, 0.0
+    assert ismcts._puct_pick(root_child, prior, visits, reward, 2.0, 0.7, q0, n0) == 2
+    # with 30 virtual visits the estimate outweighs the two losses: 27 / 32 + 0.09 > 0.92
+    assert ismcts._puct_pick(root_child, prior, visits, reward, 2.0, 0.7, q0, n0 * 10) == 0
 
 
 def test_one_iteration_searches_the_priors_favourite() -> None:

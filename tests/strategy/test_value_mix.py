@@ -3,7 +3,8 @@
 ``mix=1`` (the default) no rollout is played: the search is ``value=net`` as it was
 before ``mix`` existed (its rounds and moves are pinned in
 ``test_mcts_pinned_decisions.py``); at ``mix=0`` it is ``value=game``, decision for
-decision."""
+decision. ``qinit`` (the root's likeliest moves start from the value model's estimate)
+is tested here too: it only reads the estimate, so it lives beside the mixing."""
 
 from __future__ import annotations
 
@@ -15,11 +16,27 @@ from run_helpers import play_phase_states, played_run, table_digest
 
 import strategies
 from haggis_sim.engine import layout as L
+from haggis_sim.engine import state as S
 from haggis_sim.engine.rng import new_stream
 from strategies.base import InertParameterError
+from strategies.ismcts import root_policy, root_values
 from strategies.ismcts_values import VALUE_GAME, VALUE_NET, rollout_reward
-from strategies.learned_model import MODELS_DIR, SHIPPED_VALUE_MODELS, load_value_model
-from strategies.value_features import leaf_values, value_scratch
+from strategies.learned_model import (
+    MCTS_PRIOR_MODEL,
+    MODELS_DIR,
+    SHIPPED_MODELS,
+    SHIPPED_VALUE_MODELS,
+    load_model,
+    load_value_model,
+)
+from strategies.simple_kernels import MCTS_QINIT_MOVES
+from strategies.value_features import (
+    N_VALUE_FEATURES,
+    leaf_values,
+    value_features,
+    value_logit,
+    value_scratch,
+)
 
 
 @pytest.mark.parametrize(("players", "mix"), [(2, 0.5), (3, 0.5), (3, 0.25), (2, 0.0)])
@@ -90,3 +107,61 @@ def test_mix_without_the_net_value_is_refused_and_bounded() -> None:
     with pytest.raises(strategies.StrategyError, match=r"mix must be in \[0.0, 1.0\]"):
         strategies.make("mcts:value=net,mix=1.5")
     assert strategies.make("mcts:value=net,mix=0.5").values["mix"] == 0.5
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_qinit_moves_decisions_and_zero_is_the_search_without_it(
+    players: int, tmp_path: Path
+) -> None:
+    """qinit=0 plays every logged move as the search without the parameter did (the
+    pinned digests of test_mcts_pinned_decisions hold that too); qinit=3 plays others."""
+    plain = _moves_digest("mcts:iters=24,value=net,mix=0.5", tmp_path, players)
+    assert _moves_digest("mcts:iters=24,value=net,mix=0.5,qinit=0", tmp_path, players) == plain
+    assert _moves_digest("mcts:iters=24,value=net,mix=0.5,qinit=3", tmp_path, players) != plain
+
+
+def test_qinit_without_the_net_value_or_the_prior_is_refused_and_bounded() -> None:
+    with pytest.raises(InertParameterError, match="value=net") as info:
+        strategies.make("mcts:qinit=3")
+    assert "no value estimate to start the root's moves with" in str(info.value)
+    with pytest.raises(InertParameterError, match="prior=none"):
+        strategies.make("mcts:value=net,prior=none,qinit=3")
+    with pytest.raises(strategies.StrategyError, match=r"qinit must be in \[0.0, 1000.0\]"):
+        strategies.make("mcts:value=net,qinit=-1")
+    assert strategies.make("mcts:value=net,qinit=3").values["qinit"] == 3.0
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_qinit_values_the_likeliest_moves_by_the_searchers_own_features(players: int) -> None:
+    """root_values scores the MCTS_QINIT_MOVES moves of highest prior, each by the sigmoid
+    of the network over the searcher's own features after the move (the finished round's
+    game value where the move ends it), and no other move."""
+    vparams = load_value_model(MODELS_DIR / SHIPPED_VALUE_MODELS["vgen1"]).param_array()
+    prior_model = load_model(MODELS_DIR / SHIPPED_MODELS[MCTS_PRIOR_MODEL]).param_array()
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    x = value_scratch(vparams)
+    wide = checked = 0
+    for st in play_phase_states("revised", players, 23)[:40]:
+        seat = int(st[L.S_TO_ACT])
+        obs = S.observe(st, seat)
+        moves = buf[: S.legal_actions(obs, buf, False)].copy()
+        prior = root_policy(obs, prior_model, moves)
+        out = np.zeros(len(moves))
+        deal, after = np.empty_like(obs), np.empty_like(obs)
+        scored = root_values(obs, moves, prior, vparams, x, new_stream(np.int64(5)),
+                             np.empty(45, np.int64), deal, after, out)  # fmt: skip
+        top = np.sort(prior)[::-1][:MCTS_QINIT_MOVES]
+        assert set(np.flatnonzero(scored)) == set(np.flatnonzero(prior >= top[-1]))
+        wide += len(moves) > MCTS_QINIT_MOVES
+        for i in np.flatnonzero(scored):
+            nxt = deal.copy()
+            S.apply_action(nxt, moves[i])
+            if nxt[L.S_PHASE] == L.PH_ROUND_OVER:
+                continue
+            mine = S.observe(nxt, seat)  # what the searcher sees after its move
+            f = np.zeros(N_VALUE_FEATURES)
+            value_features(mine, seat, f)
+            want = 1.0 / (1.0 + np.exp(-value_logit(f, vparams, players)))
+            assert out[i] == pytest.approx(want, rel=1e-12), (i, moves[i])
+            checked += 1
+    assert checked >= 100 and wide >= 3, (checked, wide)
