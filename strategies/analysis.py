@@ -234,6 +234,7 @@ def _run(
         buf,
         np.zeros(0),
         1.0,
+        np.int64(0),
     )
     result = []
     for code, row in zip(codes, sums, strict=True):

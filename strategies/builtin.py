@@ -262,6 +262,17 @@ QINIT_PARAM = Param(
     1000.0,
 )
 
+HORIZON_PARAM = Param(
+    "horizon",
+    int,
+    0,
+    "with value=net and mix below 1: the rollout stops after this many moves, and a round "
+    "not over by then is valued by the value model where it stopped (0: roll out to the "
+    "end of the round; docs/strategies.md)",
+    0,
+    1000,
+)
+
 
 def bind_model(strategy: Strategy, value: bool = False) -> LearnedModel:
     """Load the model that ``strategy``'s ``model`` value names and pin it in the values
@@ -359,6 +370,7 @@ class MctsStrategy(CompiledStrategy):
         VSHA_PARAM,
         MIX_PARAM,
         QINIT_PARAM,
+        HORIZON_PARAM,
     )
     compiled_id = kernels.MCTS_ID
 
@@ -374,8 +386,9 @@ class MctsStrategy(CompiledStrategy):
             self.value_model = bind_model(self, value=True)
 
     def check_values(self) -> None:
-        """Refuse a model or sha with prior=none, a vmodel, vsha, mix or qinit without
-        value=net (no such model is read then), and qinit with prior=none."""
+        """Refuse a model or sha with prior=none, a vmodel, vsha, mix, qinit or horizon
+        without value=net (no such model is read then), qinit with prior=none and horizon
+        with mix=1 (no rollout is played)."""
         if self.values["prior"] == "none":
             for p in (MCTS_MODEL_PARAM, SHA_PARAM):
                 if self.values[p.name] != p.default:
@@ -387,14 +400,20 @@ class MctsStrategy(CompiledStrategy):
             why = {
                 "mix": "no value estimate to mix with rollouts",
                 "qinit": "no value estimate to start the root's moves with",
+                "horizon": "no value estimate to end a cut rollout with",
             }
-            for p in (VMODEL_PARAM, VSHA_PARAM, MIX_PARAM, QINIT_PARAM):
+            for p in (VMODEL_PARAM, VSHA_PARAM, MIX_PARAM, QINIT_PARAM, HORIZON_PARAM):
                 if self.values[p.name] != p.default:
                     raise InertParameterError(
                         f"mcts: {p.name}={self.values[p.name]} has no effect with "
                         f"value={self.values['value']} "
                         f"({why.get(p.name, 'no value model is read')}); drop it or set value=net"
                     )
+        if self.values["mix"] == 1.0 and self.values["horizon"] != HORIZON_PARAM.default:
+            raise InertParameterError(
+                f"mcts: horizon={self.values['horizon']} has no effect with mix=1 (no "
+                "rollout is played); drop it or set mix below 1"
+            )
         if self.values["prior"] == "none" and self.values["qinit"] != QINIT_PARAM.default:
             raise InertParameterError(
                 f"mcts: qinit={self.values['qinit']} has no effect with prior=none (it "

@@ -20,11 +20,13 @@ mcts decides*), so it is the default. With ``value=net`` there is no rollout: th
 is scored by a learned value network over what each seat sees of it, trained on the
 search's own self-play (:mod:`strategies.value_features`); with ``mix`` below 1 the
 leaf's reward is ``mix`` times that estimate plus ``1 - mix`` times a rollout's game
-value (AlphaGo's mixed leaf evaluation, Silver et al. 2016). With ``qinit`` above 0 (and the
-value network and the prior), each of the root's likeliest moves starts with ``qinit``
-virtual visits at the network's estimate of the position after it, as the searcher sees
-it (:func:`root_values`), so a small budget is not spent confirming what the value already
-says (docs/strategies.md measures it). Each node keeps the reward of
+value (AlphaGo's mixed leaf evaluation, Silver et al. 2016); with ``horizon`` above 0
+that rollout stops after ``horizon`` moves and is valued by the network where it stopped
+(a truncated rollout). With ``qinit`` above 0 (and the value network and the prior),
+each of the root's likeliest moves starts with ``qinit`` virtual visits at the network's
+estimate of the position after it, as the searcher sees it (:func:`root_values`), so a
+small budget is not spent confirming what the value already says (docs/strategies.md
+measures it). Each node keeps the reward of
 the seat that moved into it. The move played is the most visited root child. A bet is
 chosen by scoring every bet option the rules allow, and not betting, with forced root
 children (:func:`choose_bet`): the rollouts (or the leaf value, which sees the bets)
@@ -82,6 +84,7 @@ M_VMODEL = MCTS_PARAMS.index("vmodel")  # free text: the slot stays 0 (the weigh
 M_VSHA = MCTS_PARAMS.index("vsha")  # free text: the slot stays 0
 M_MIX = MCTS_PARAMS.index("mix")
 M_QINIT = MCTS_PARAMS.index("qinit")
+M_HORIZON = MCTS_PARAMS.index("horizon")
 # After the named slots: the length of the value model's parameter array (0 unless
 # value=net), that array (value_features.value_logit), then, with prior=learned, the
 # prior model's parameter array (learned_features.score_actions); see value_params and
@@ -234,9 +237,9 @@ def _descend(
     legal actions than fit; ``settings`` is (``c``, rollout ``policy``, ``value``,
     ``no_params``, node ``cap``, searcher ``seat``, the value model's array, its
     scratch (:func:`~strategies.value_features.value_scratch`) and the value's weight
-    ``mix`` against a rollout). The bundles are unpacked into locals here, once per
-    iteration, and the hot helpers get plain arrays: reading the arrays out of a tuple
-    inside the loops cost a quarter of the search's time.
+    ``mix`` against a rollout, and the rollout's ``horizon``). The bundles are unpacked
+    into locals here, once per iteration, and the hot helpers get plain arrays: reading
+    the arrays out of a tuple inside the loops cost a quarter of the search's time.
     ``ctr`` holds [nodes in use, hash-table stamp, pool entries in use]. A node where the
     searcher ``seat`` is to act has the same legal actions in every determinization (its
     own hand and the public path decide them), so they are listed once into ``pool``
@@ -245,7 +248,7 @@ def _descend(
     """
     action, first_child, sibling, mover, visits, reward, avail, n_children, lstart = tree
     tkeys, tvals, tstamp, tried = table
-    c, policy, value, no_params, cap, seat, vparams, x, mix = settings
+    c, policy, value, no_params, cap, seat, vparams, x, mix, horizon = settings
     tsize = tkeys.shape[0]
     node = path[depth]
     while not expanded and depth > 0 and st[K.S_PHASE] != K.PH_ROUND_OVER:
@@ -346,7 +349,7 @@ def _descend(
         node = best
         depth += 1
         path[depth] = node
-    rollout_reward(st, rng, buf, policy, value, rewards, no_params, vparams, x, mix)
+    rollout_reward(st, rng, buf, policy, value, rewards, no_params, vparams, x, mix, horizon)
     for d in range(depth, 0, -1):
         nd = path[d]
         visits[nd] += 1.0
@@ -421,7 +424,8 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
     no_params = np.zeros(8, dtype=np.float64)
     vparams = value_params(params)
     scratch = value_scratch(vparams)
-    settings = (c, policy, value, no_params, cap, seat, vparams, scratch, params[M_MIX])
+    horizon = np.int64(params[M_HORIZON])
+    settings = (c, policy, value, no_params, cap, seat, vparams, scratch, params[M_MIX], horizon)
     st = np.empty_like(obs)
     unseen = np.empty(45, dtype=np.int64)
     budget = params[M_MS] / 1000.0
@@ -501,7 +505,7 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
 
 
 @njit(cache=True)
-def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf, vparams, mix):
+def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf, vparams, mix, horizon):
     """Score each of ``moves`` (legal at ``obs``) by ISMCTS with forced root children.
 
     ``groups`` times: deal the hidden cards once (stream ``derive(seed, 2g)``), then for
@@ -510,7 +514,8 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf, vparam
     (common random numbers). A move ``KEEP`` (-1) applies nothing: below it the acting
     seat's own decision is searched, which scores "do not bet" against the bets.
     ``value`` is the reward (:func:`round_values`; with ``value=net`` the value model's
-    array ``vparams`` at the leaves, weighted ``mix`` against a rollout). Returns one row
+    array ``vparams`` at the leaves, weighted ``mix`` against a rollout of at most
+    ``horizon`` moves, 0: to the end of the round). Returns one row
     per move: sum and sum of squares of the acting seat's reward, then of its round score
     margin over the best other seat, then the number of samples (columns 0-4); then (5)
     the number of samples in which the acting seat went out first (the shepherd), and
@@ -541,7 +546,8 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf, vparam
     path = np.empty(cap, dtype=np.int64)
     rewards = np.zeros(3, dtype=np.float64)
     no_params = np.zeros(8, dtype=np.float64)
-    settings = (c, policy, value, no_params, cap, seat, vparams, value_scratch(vparams), mix)
+    scratch = value_scratch(vparams)
+    settings = (c, policy, value, no_params, cap, seat, vparams, scratch, mix, horizon)
     deal = np.empty_like(obs)
     st = np.empty_like(obs)
     unseen = np.empty(45, dtype=np.int64)
@@ -605,6 +611,7 @@ def choose_bet(obs, params, rng, buf):
     sums = analyze_alternatives(
         obs, opts[:n], groups, seed, params[M_C], np.int64(params[M_ROLLOUT]),
         np.int64(params[M_VALUE]), buf, value_params(params), params[M_MIX],
+        np.int64(params[M_HORIZON]),
     )  # fmt: skip
     best = 0
     for j in range(1, n):

@@ -157,15 +157,18 @@ def round_values(st, value, out):
 
 
 @njit(cache=True)
-def rollout_reward(st, rng, buf, policy, value, rewards, no_params, vparams, x, mix):
+def rollout_reward(st, rng, buf, policy, value, rewards, no_params, vparams, x, mix, horizon):
     """Each seat's reward, into ``rewards``, for the search leaf ``st`` (changed).
 
     ``value=net``: the learned leaf value of the unfinished round
     (:func:`~strategies.value_features.leaf_values` with the value model's array
     ``vparams``, ``x`` its :func:`~strategies.value_features.value_scratch` buffer),
     weighted ``mix`` against a rollout scored as ``game`` (weight 1 - ``mix``; none is
-    played when ``mix`` is 1); a finished round is scored as ``game``. Otherwise the
-    round is played out by the rollout ``policy`` and scored by :func:`round_values`.
+    played when ``mix`` is 1); a finished round is scored as ``game``. With ``horizon``
+    above 0 that rollout stops after ``horizon`` moves, and a round still unfinished
+    there is valued by the value model at the position reached (a truncated rollout).
+    Otherwise the round is played out by the rollout ``policy`` and scored by
+    :func:`round_values`.
     """
     net0 = net1 = net2 = 0.0
     if value == VALUE_NET:
@@ -176,7 +179,11 @@ def rollout_reward(st, rng, buf, policy, value, rewards, no_params, vparams, x, 
         if mix >= 1.0:
             return
         net0, net1, net2 = rewards[0], rewards[1], rewards[2]
+    steps = 0
     while st[K.S_PHASE] != K.PH_ROUND_OVER:
+        if horizon > 0 and steps == horizon and value == VALUE_NET:
+            break
+        steps += 1
         if policy == ROLLOUT_GREEDY:
             a = greedy_rollout_act(st, no_params, rng, buf)
         else:
@@ -186,7 +193,10 @@ def rollout_reward(st, rng, buf, policy, value, rewards, no_params, vparams, x, 
     if value != VALUE_NET:
         round_values(st, value, rewards)
         return
-    round_values(st, VALUE_GAME, rewards)
+    if st[K.S_PHASE] == K.PH_ROUND_OVER:
+        round_values(st, VALUE_GAME, rewards)
+    else:
+        leaf_values(st, vparams, x, rewards)
     rest = 1.0 - mix
     rewards[0] = mix * net0 + rest * rewards[0]
     rewards[1] = mix * net1 + rest * rewards[1]

@@ -32,7 +32,10 @@ lists ``mix=1.0``) and the rounds and moves did not; the ``value=net`` cases wer
 then, their rounds and moves digests taken on da4df53 (before ``mix``) and reproduced
 after it, so ``mix=1`` is the ``value=net`` search as it was. When ``qinit`` arrived
 (2026-12-01) the games tables' digests changed once more (the spec lists ``qinit=0.0``)
-and the rounds and moves did not, so ``qinit=0`` is the search as it was. A deliberate change
+and the rounds and moves did not, so ``qinit=0`` is the search as it was. When ``horizon``
+arrived (2026-12-02) the games tables' digests changed once more (the spec lists
+``horizon=0``) and the rounds and moves did not, so ``horizon=0`` (a rollout to the end
+of the round) is the search as it was. A deliberate change
 must update DIGESTS and POSITION_DIGESTS with this comment.
 """
 
@@ -114,27 +117,27 @@ DIGESTS_D124337: dict[str, dict[str, str]] = {
 #: refactor must keep these.
 DIGESTS: dict[str, dict[str, str]] = {
     "greedy-mcts-2p": {
-        "games": "5be326606bcd25d91c899fd1ca789e6499b6e008f3f5c58e6903b23ba3771789",
+        "games": "af17d74922ea954dc4329442c32be8fcaf3aebedbdf6cf57e7e6e3ea076a8b33",
         "rounds": "3df24629beb2a6fab5d916c7fd4588c11250d00685f7f128636a37dfe8daed69",
         "moves": "ab179805f5d92fe12a5adc82605ac27ebc1f5dac545da6f59a6f08eadeb6dc9a",
     },
     "mcts-heuristic-3p": {
-        "games": "90088ba4d53dd3576a566a010332ed27d8594b0597eec3d62c057e9c8e0dd19d",
+        "games": "536e6b5fc2fc3cc4c855b6dad9e26b15e022c5ec49866589d5058dd4620c5161",
         "rounds": "faddbf69044008326fad901a4b7f095364630ef6ac545e0e7d95f60788bdf8b0",
         "moves": "97feb7fe10a0b86b96023bfeb884984ac789a357eff6a2ae1acf84e4d2ed64d5",
     },
     "mcts-random-rollout-aid-2p": {
-        "games": "c51acb0f6baf1933116df734325264c36930ccb8af33109a398f56f89bcf42ff",
+        "games": "aada0933d4ba0613aafecc188039ce61b3a4f067db0e37d368d31bdd86e0a6db",
         "rounds": "b144bea6aad47769106a564623d513ec852250ea937541566af3ad65e013f463",
         "moves": "6034f2441f031c94cabac47f52182673bb6f156c688c0461041910b516ff2a6c",
     },
     "value-net-2p": {
-        "games": "feae46cc1a74136d46ea93f289d232eac752c24e5821d5d0c60f2fca0149e700",
+        "games": "3a23f621bad2e0e589d9ea051add2b5a7e23926cf4872f349ea886b5da0d7288",
         "rounds": "52c3522382bac71cfc1eab367aac052df95c75dbfab67cfaab6aadbf65e3846b",
         "moves": "60c13aed959887e7dc8b2c5cf0c88ce6b23bdec988fb28b5554050d836312cb7",
     },
     "value-net-3p": {
-        "games": "6979d9bf4f172f1bbccd8ae8ccf4dc3c91d308fe18193f6a4901b2b9d5d29061",
+        "games": "d8705024b12b9d375f56e5374e2b34a59f2f0be1edbe403da1ede1b487bb5187",
         "rounds": "bf514b1c2a5b5963a538a2e0552ae49911b95b321a81d10415fdf1db36b2e30d",
         "moves": "f2d3494e1504fed0f27d11c68e3aa4beab53b29d636fbb1bc05980362eb910f6",
     },

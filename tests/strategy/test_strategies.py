@@ -143,6 +143,7 @@ LEGALITY_SPECS = [
     "mcts:iters=1,c=0,bets=never",
     "mcts:iters=20,value=net",
     "mcts:iters=20,value=net,mix=0.5,qinit=3",
+    "mcts:iters=20,value=net,mix=0.5,horizon=4",
 ]
 
 
@@ -298,6 +299,7 @@ def test_observation_array_zeroes_other_hands_and_the_haggis(
         ("mcts:iters=20", 8),
         ("mcts:iters=20,value=net", 8),
         ("mcts:iters=20,value=net,mix=0.5,qinit=3", 8),
+        ("mcts:iters=20,value=net,mix=0.5,horizon=4", 8),
         ("random:bet=0.3", 12),
         ("greedy", 12),
     ],  # fmt: skip

@@ -4,7 +4,9 @@
 before ``mix`` existed (its rounds and moves are pinned in
 ``test_mcts_pinned_decisions.py``); at ``mix=0`` it is ``value=game``, decision for
 decision. ``qinit`` (the root's likeliest moves start from the value model's estimate)
-is tested here too: it only reads the estimate, so it lives beside the mixing."""
+is tested here too: it only reads the estimate, so it lives beside the mixing, and so is
+``horizon`` (the mixed rollout cut after that many moves and valued by the model where it
+stopped)."""
 
 from __future__ import annotations
 
@@ -18,9 +20,10 @@ import strategies
 from haggis_sim.engine import layout as L
 from haggis_sim.engine import state as S
 from haggis_sim.engine.rng import new_stream
+from haggis_sim.kernel import apply_action
 from strategies.base import InertParameterError
-from strategies.ismcts import root_policy, root_values
-from strategies.ismcts_values import VALUE_GAME, VALUE_NET, rollout_reward
+from strategies.ismcts import analyze_alternatives, root_policy, root_values
+from strategies.ismcts_values import VALUE_GAME, VALUE_NET, rollout_reward, round_values
 from strategies.learned_model import (
     MCTS_PRIOR_MODEL,
     MODELS_DIR,
@@ -29,7 +32,7 @@ from strategies.learned_model import (
     load_model,
     load_value_model,
 )
-from strategies.simple_kernels import MCTS_QINIT_MOVES
+from strategies.simple_kernels import MCTS_QINIT_MOVES, greedy_rollout_act
 from strategies.value_features import (
     N_VALUE_FEATURES,
     leaf_values,
@@ -54,11 +57,11 @@ def test_a_mixed_leaf_is_the_weighted_estimate_and_rollout(players: int, mix: fl
         leaf_values(st.copy(), vparams, x, net)
         rolled = np.zeros(3)
         rollout_reward(st.copy(), new_stream(np.int64(i)), buf, 1, VALUE_GAME, rolled,
-                       no_params, vparams, x, 1.0)  # fmt: skip
+                       no_params, vparams, x, 1.0, 0)  # fmt: skip
         mixed = np.zeros(3)
         leaf = st.copy()
         rollout_reward(leaf, new_stream(np.int64(i)), buf, 1, VALUE_NET, mixed,
-                       no_params, vparams, x, mix)  # fmt: skip
+                       no_params, vparams, x, mix, 0)  # fmt: skip
         want = mix * net[:players] + (1 - mix) * rolled[:players]
         assert mixed[:players] == pytest.approx(want, abs=1e-12)
         assert leaf[L.S_PHASE] == L.PH_ROUND_OVER  # the rollout was played on the leaf
@@ -75,13 +78,47 @@ def test_mix_one_plays_no_rollout() -> None:
     out = np.zeros(3)
     rng = new_stream(np.int64(1))
     before = rng.copy()
-    rollout_reward(leaf, rng, buf, 1, VALUE_NET, out, np.zeros(8), vparams, x, 1.0)
+    rollout_reward(leaf, rng, buf, 1, VALUE_NET, out, np.zeros(8), vparams, x, 1.0, 4)
     # no action applied (leaf_values may fill in the hand sizes) and no number drawn
     assert leaf[L.S_PHASE] == L.PH_PLAY and leaf[L.S_TURN_NO] == st[L.S_TURN_NO]
     assert np.array_equal(rng, before)
     want = np.zeros(3)
     leaf_values(st.copy(), vparams, x, want)
     assert np.array_equal(out, want)
+
+
+@pytest.mark.parametrize(("players", "horizon"), [(2, 1), (2, 6), (3, 4)])
+def test_a_cut_rollout_is_valued_by_the_model_where_it_stopped(players: int, horizon: int) -> None:
+    """At every third play-phase state of a game, as a leaf with mix=0.5: half the value
+    model's estimate at the leaf plus half, after at most ``horizon`` greedy rollout moves
+    (same stream), the game value of the finished round or else the model's estimate
+    where the rollout stopped. Both ends occur."""
+    vparams = load_value_model(MODELS_DIR / SHIPPED_VALUE_MODELS["vgen1"]).param_array()
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    no_params = np.zeros(8)
+    x = value_scratch(vparams)
+    ends = {"cut": 0, "over": 0}
+    for i, st in enumerate(play_phase_states("revised", players, 23)[::3]):
+        net = np.zeros(3)
+        leaf_values(st.copy(), vparams, x, net)
+        walk = st.copy()
+        rng = new_stream(np.int64(i))
+        for _ in range(horizon):
+            if walk[L.S_PHASE] == L.PH_ROUND_OVER:
+                break
+            apply_action(walk, greedy_rollout_act(walk, no_params, rng, buf))
+        end = np.zeros(3)
+        if walk[L.S_PHASE] == L.PH_ROUND_OVER:
+            round_values(walk, VALUE_GAME, end)
+            ends["over"] += 1
+        else:
+            leaf_values(walk, vparams, x, end)
+            ends["cut"] += 1
+        got = np.zeros(3)
+        rollout_reward(st.copy(), new_stream(np.int64(i)), buf, 1, VALUE_NET, got,
+                       no_params, vparams, x, 0.5, horizon)  # fmt: skip
+        assert got[:players] == pytest.approx(0.5 * net[:players] + 0.5 * end[:players], abs=1e-12)
+    assert ends["cut"] > 3 and ends["over"] > 0, ends
 
 
 def _moves_digest(spec: str, tmp: Path, players: int) -> str:
@@ -107,6 +144,46 @@ def test_mix_without_the_net_value_is_refused_and_bounded() -> None:
     with pytest.raises(strategies.StrategyError, match=r"mix must be in \[0.0, 1.0\]"):
         strategies.make("mcts:value=net,mix=1.5")
     assert strategies.make("mcts:value=net,mix=0.5").values["mix"] == 0.5
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_horizon_longer_than_a_round_decides_as_none(players: int, tmp_path: Path) -> None:
+    """No round lasts 1,000 moves: horizon=1000 rolls out to the end as horizon=0 does,
+    decision for decision; horizon=4 cuts rollouts and moves logged decisions."""
+    spec = "mcts:iters=24,value=net,mix=0.5,bets=never"  # the search's moves alone
+    whole = _moves_digest(spec, tmp_path, players)
+    assert _moves_digest(spec + ",horizon=1000", tmp_path, players) == whole
+    assert _moves_digest(spec + ",horizon=4", tmp_path, players) != whole
+
+
+def test_the_bet_scores_cut_their_rollouts_at_the_horizon() -> None:
+    """analyze_alternatives (how bets are scored) takes the horizon too: at 1,000 its sums
+    are those without one, at 2 they differ."""
+    vparams = load_value_model(MODELS_DIR / SHIPPED_VALUE_MODELS["vgen1"]).param_array()
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    st = play_phase_states("revised", 2, 24)[2]
+    obs = S.observe(st, int(st[L.S_TO_ACT]))
+    k = S.legal_actions(obs, buf, False)
+    moves = buf[: min(k, 3)].copy()
+
+    def sums(horizon: int) -> np.ndarray:
+        return analyze_alternatives(obs, moves, 8, np.int64(5), 0.7, 1, VALUE_NET, buf,
+                                    vparams, 0.5, np.int64(horizon))  # fmt: skip
+
+    assert np.array_equal(sums(1000), sums(0))
+    assert not np.array_equal(sums(2), sums(0))
+
+
+def test_horizon_without_a_mixed_rollout_is_refused_and_bounded() -> None:
+    with pytest.raises(InertParameterError, match="value=net") as info:
+        strategies.make("mcts:horizon=8")
+    assert "no value estimate to end a cut rollout with" in str(info.value)
+    with pytest.raises(InertParameterError, match="mix=1"):
+        strategies.make("mcts:value=net,horizon=8")
+    for bad in ("-1", "1001"):
+        with pytest.raises(strategies.StrategyError, match=r"horizon must be in \[0, 1000\]"):
+            strategies.make(f"mcts:value=net,mix=0.5,horizon={bad}")
+    assert strategies.make("mcts:value=net,mix=0.5,horizon=8").values["horizon"] == 8
 
 
 @pytest.mark.parametrize("players", [2, 3])
