@@ -179,9 +179,10 @@ def rollout_reward(st, rng, buf, policy, value, rewards, no_params, vparams, x, 
         if mix >= 1.0:
             return
         net0, net1, net2 = rewards[0], rewards[1], rewards[2]
+    limit = horizon if value == VALUE_NET and horizon > 0 else -1  # -1: no cut
     steps = 0
     while st[K.S_PHASE] != K.PH_ROUND_OVER:
-        if horizon > 0 and steps == horizon and value == VALUE_NET:
+        if steps == limit:
             break
         steps += 1
         if policy == ROLLOUT_GREEDY:
