@@ -206,7 +206,8 @@ MODEL_PARAM = Param(
     "model file (.npz from haggis-sim train); default: the model shipped in the package "
     "(gen1, gen2: the earlier generations it was trained from; mix1: taught by the mixed "
     "search mcts:value=net,mix=0.75,iters=256; mix2: taught by "
-    "mcts:model=mix1,value=net,mix=0.5; mix3: taught by mcts:model=mix2,value=net,mix=0.5)",
+    "mcts:model=mix1,value=net,mix=0.5; mix3: taught by mcts:model=mix2,value=net,mix=0.5; "
+    "mix4: taught by mcts:model=mix3,value=net,mix=0.5,qinit=3)",
 )
 MCTS_MODEL_PARAM = Param(
     "model",
@@ -215,7 +216,8 @@ MCTS_MODEL_PARAM = Param(
     "the prior's model file (.npz from haggis-sim train); default: gen2, the packaged "
     "second-generation model (default: the model learned plays; mix1: the prior taught by "
     "the mixed search mcts:value=net,mix=0.75,iters=256; mix2: the prior taught by "
-    "mcts:model=mix1,value=net,mix=0.5; mix3: taught by mcts:model=mix2,value=net,mix=0.5)",
+    "mcts:model=mix1,value=net,mix=0.5; mix3: taught by mcts:model=mix2,value=net,mix=0.5; "
+    "mix4: taught by mcts:model=mix3,value=net,mix=0.5,qinit=3)",
 )
 SHA_PARAM = Param(
     "sha",

@@ -49,10 +49,13 @@ MODELS_DIR = Path(__file__).resolve().parent / "models"
 #: value model mixed with rollouts (``mcts:value=net,mix=0.75,iters=256``); ``mix2`` taught
 #: by a search with ``mix1`` as its prior, mixing the value model with rollouts at 64
 #: iterations (``mcts:model=mix1,value=net,mix=0.5``); ``mix3`` the next generation of
-#: that line, taught by the same search with ``mix2`` as its prior
+#: that line, taught by the same search with ``mix2`` as its prior; ``mix4`` the next,
+#: taught by that search with ``mix3`` as its prior and the root's moves started from the
+#: value (``mcts:model=mix3,value=net,mix=0.5,qinit=3``)
 SHIPPED_MODELS = {"default": "learned-default.npz", "gen1": "learned-gen1.npz",
                   "gen2": "learned-gen2.npz", "mix1": "learned-mix1.npz",
-                  "mix2": "learned-mix2.npz", "mix3": "learned-mix3.npz"}  # fmt: skip
+                  "mix2": "learned-mix2.npz", "mix3": "learned-mix3.npz",
+                  "mix4": "learned-mix4.npz"}  # fmt: skip
 #: mcts's prior is pinned to one generation rather than following ``default``, so a newly
 #: shipped ``learned`` model does not silently change the search and every figure of it
 MCTS_PRIOR_MODEL = "gen2"

@@ -265,6 +265,9 @@ def test_the_shipped_models_form_the_chain_the_readme_states() -> None:
         ("mix2", "mcts:model=mix1,value=net,mix=0.5", "mix1"),
         # the next generation: the same search with mix2 as its prior
         ("mix3", "mcts:model=mix2,value=net,mix=0.5", "mix2"),
+        # and the next: the search with mix3 as its prior, the root's moves started from
+        # the value (qinit=3)
+        ("mix4", "mcts:model=mix3,value=net,mix=0.5,qinit=3", "mix3"),
     ],
 )
 def test_a_mixed_prior_names_its_teacher_and_plays_by_name(
