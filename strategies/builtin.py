@@ -199,25 +199,26 @@ class HeuristicStrategy(CompiledStrategy):
         return out
 
 
+#: the mixed line of shipped models and the search that taught each, named in the help of
+#: both ``model=`` parameters (one list, so a new generation is added once)
+MIXED_LINE_HELP = (
+    "mix1: taught by the mixed search mcts:value=net,mix=0.75,iters=256; mix2: taught by "
+    "mcts:model=mix1,value=net,mix=0.5; mix3: taught by mcts:model=mix2,value=net,mix=0.5; "
+    "mix4: taught by mcts:model=mix3,value=net,mix=0.5,qinit=3"
+)
 MODEL_PARAM = Param(
     "model",
     str,
     "default",
     "model file (.npz from haggis-sim train); default: the model shipped in the package "
-    "(gen1, gen2: the earlier generations it was trained from; mix1: taught by the mixed "
-    "search mcts:value=net,mix=0.75,iters=256; mix2: taught by "
-    "mcts:model=mix1,value=net,mix=0.5; mix3: taught by mcts:model=mix2,value=net,mix=0.5; "
-    "mix4: taught by mcts:model=mix3,value=net,mix=0.5,qinit=3)",
+    f"(gen1, gen2: the earlier generations it was trained from; {MIXED_LINE_HELP})",
 )
 MCTS_MODEL_PARAM = Param(
     "model",
     str,
     MCTS_PRIOR_MODEL,
     "the prior's model file (.npz from haggis-sim train); default: gen2, the packaged "
-    "second-generation model (default: the model learned plays; mix1: the prior taught by "
-    "the mixed search mcts:value=net,mix=0.75,iters=256; mix2: the prior taught by "
-    "mcts:model=mix1,value=net,mix=0.5; mix3: taught by mcts:model=mix2,value=net,mix=0.5; "
-    "mix4: taught by mcts:model=mix3,value=net,mix=0.5,qinit=3)",
+    f"second-generation model (default: the model learned plays; {MIXED_LINE_HELP})",
 )
 SHA_PARAM = Param(
     "sha",
