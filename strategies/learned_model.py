@@ -51,11 +51,12 @@ MODELS_DIR = Path(__file__).resolve().parent / "models"
 #: iterations (``mcts:model=mix1,value=net,mix=0.5``); ``mix3`` the next generation of
 #: that line, taught by the same search with ``mix2`` as its prior; ``mix4`` the next,
 #: taught by that search with ``mix3`` as its prior and the root's moves started from the
-#: value (``mcts:model=mix3,value=net,mix=0.5,qinit=3``)
+#: value (``mcts:model=mix3,value=net,mix=0.5,qinit=3``); ``mix5`` the next, taught by
+#: the same search with ``mix4`` as its prior
 SHIPPED_MODELS = {"default": "learned-default.npz", "gen1": "learned-gen1.npz",
                   "gen2": "learned-gen2.npz", "mix1": "learned-mix1.npz",
                   "mix2": "learned-mix2.npz", "mix3": "learned-mix3.npz",
-                  "mix4": "learned-mix4.npz"}  # fmt: skip
+                  "mix4": "learned-mix4.npz", "mix5": "learned-mix5.npz"}  # fmt: skip
 #: mcts's prior is pinned to one generation rather than following ``default``, so a newly
 #: shipped ``learned`` model does not silently change the search and every figure of it
 MCTS_PRIOR_MODEL = "gen2"
