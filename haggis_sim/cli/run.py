@@ -188,6 +188,7 @@ def _play_and_summarize(config: RunConfig, run_dir: Path | str, resume: bool, sh
     """Play the checked run (a progress bar when ``show``), then print its summary table."""
     from rich.console import Console
 
+    from ..logs.manifest import MANIFEST
     from ..runner.chunk import StrategyActionError
     from ..runner.summary import summarize, summary_table
 
@@ -223,11 +224,19 @@ def _play_and_summarize(config: RunConfig, run_dir: Path | str, resume: bool, sh
     except KeyboardInterrupt:
         # a second Ctrl-C while the workers are stopped must not break the exit
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        typer.echo(
-            f"\ninterrupted: finished chunks are kept; continue with "
-            f"haggis-sim run --resume {run_dir}",
-            err=True,
-        )
+        if isinstance(run_dir, Path) and not (run_dir / MANIFEST).exists():
+            # stopped before the run began (e.g. in the first compile): nothing to resume
+            typer.echo(
+                f"\ninterrupted before the first game: nothing was written to {run_dir}; "
+                "run the same command again",
+                err=True,
+            )
+        else:
+            typer.echo(
+                f"\ninterrupted: finished chunks are kept; continue with "
+                f"haggis-sim run --resume {run_dir}",
+                err=True,
+            )
         raise typer.Exit(code=130) from None
     seconds = time.perf_counter() - clock[0]  # games/s without the compile
     rows = summarize(local, manifest.specs, manifest.players)

@@ -13,10 +13,14 @@ Imports stay light until the warm-up runs: importing this module compiles nothin
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
+import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -141,6 +145,52 @@ def compile_engine(config: RunLike) -> None:
     )
 
 
+@contextlib.contextmanager
+def interrupts_kept() -> Iterator[None]:
+    """Make Ctrl-C during a compile leave it as a KeyboardInterrupt, whenever it lands.
+
+    LLVM calls back into Python while it compiles; a KeyboardInterrupt raised inside such
+    a callback is swallowed by ctypes (reported as "Exception ignored on calling ctypes
+    callback function"), and numba then fails later with an unrelated ``RuntimeError``
+    ("no compiled object yet"), a traceback instead of the run's "interrupted" line. So
+    while the block runs in the main thread under Python's own SIGINT handler, a SIGINT
+    is recorded as well as raised, ctypes' report of the swallowed one is dropped, and
+    whatever leaves the block after a recorded SIGINT (an error, or nothing when the
+    compile finished anyway) leaves as KeyboardInterrupt. Elsewhere (another thread, or
+    SIGINT ignored or handled by the caller) the block runs as it is.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+    seen: list[int] = []
+    hook = sys.unraisablehook
+
+    def on_sigint(signum: int, frame: object) -> None:
+        seen.append(signum)
+        raise KeyboardInterrupt
+
+    def unraisable(report: Any) -> None:
+        if not (seen and isinstance(report.exc_value, KeyboardInterrupt)):
+            hook(report)
+
+    signal.signal(signal.SIGINT, on_sigint)
+    sys.unraisablehook = unraisable
+    try:
+        yield
+    except Exception:
+        if seen:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        sys.unraisablehook = hook
+    if seen:
+        raise KeyboardInterrupt
+
+
 def warm_up(config: RunLike, say: Callable[[str], None]) -> float | None:
     """Before the workers start: if the cache lacks the engine the run needs, compile it
     here (:func:`compile_engine`), once, saying :func:`compiling_line` before and
@@ -155,7 +205,8 @@ def warm_up(config: RunLike, say: Callable[[str], None]) -> float | None:
         return None
     say(compiling_line(estimate()))
     t0 = time.perf_counter()
-    compile_engine(config)
+    with interrupts_kept():  # Ctrl-C here: KeyboardInterrupt, not numba's RuntimeError
+        compile_engine(config)
     seconds = time.perf_counter() - t0
     _record(seconds)
     say(f"compiled in {seconds:.0f} s")

@@ -7,9 +7,11 @@ games/s a run reports leaves the compile out.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -236,3 +238,78 @@ def test_with_the_engine_cached_the_warm_up_says_and_does_nothing(
     monkeypatch.setattr(warmup, "compile_engine", played)
     said: list[str] = []
     assert warmup.warm_up(config, said.append) is None and said == []
+
+
+# A ctypes callback, as LLVM makes while numba compiles: a SIGINT handled inside it
+# raises KeyboardInterrupt there, which ctypes swallows (reported to sys.unraisablehook);
+# numba then fails later with a RuntimeError of its own
+_CALLBACK = ctypes.CFUNCTYPE(None)
+
+
+def _interrupted_inside_a_callback() -> None:
+    def body() -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # the handler runs here, inside the callback
+
+    _CALLBACK(body)()
+
+
+@pytest.mark.parametrize("then_fails", [True, False], ids=["then-numba-fails", "then-done"])
+def test_ctrl_c_swallowed_inside_the_compile_leaves_it_as_keyboard_interrupt(
+    monkeypatch: pytest.MonkeyPatch, then_fails: bool
+) -> None:
+    """Ctrl-C during the first compile: without :func:`warmup.interrupts_kept` the
+    interrupt is swallowed (a report to ``sys.unraisablehook``) and numba's RuntimeError
+    escapes as a traceback; with it, a KeyboardInterrupt leaves the block (also when the
+    compile went on to finish), the swallowed one is not reported, and the SIGINT handler
+    and the hook are Python's own again afterwards."""
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    reports: list[Any] = []
+    monkeypatch.setattr(sys, "unraisablehook", reports.append)
+
+    def compile_like_numba() -> None:
+        _interrupted_inside_a_callback()
+        if then_fails:
+            raise RuntimeError("no compiled object yet for <Library 'act'>")
+
+    if then_fails:  # the failure the context manager exists for, as it is without it
+        with pytest.raises(RuntimeError, match="no compiled object yet"):
+            compile_like_numba()
+        assert [type(r.exc_value) for r in reports] == [KeyboardInterrupt]
+        reports.clear()
+    with pytest.raises(KeyboardInterrupt), warmup.interrupts_kept():
+        compile_like_numba()
+    assert reports == []
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert sys.unraisablehook == reports.append
+    with warmup.interrupts_kept():  # no SIGINT: the block's own outcome, unchanged
+        pass
+    with pytest.raises(ValueError), warmup.interrupts_kept():
+        raise ValueError("a plain error stays itself")
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_the_first_compile_says_one_line_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    """A SIGINT a few seconds into a fresh compile: exit 130, the compile note and one
+    line that says nothing was written (no traceback, no advice to resume a run that has
+    no manifest), and the run folder is not created."""
+    env = {**os.environ, "HAGGIS_SIM_CACHE_DIR": str(tmp_path / "cache")}
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [HAGGIS_SIM, "run", "-s", "greedy,heuristic", "-n", "100", "-q", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    first = proc.stderr.readline()
+    assert "compiling the engine" in first, first
+    time.sleep(3)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 130, stderr
+    assert stderr.strip().splitlines() == [
+        f"interrupted before the first game: nothing was written to {out}; "
+        "run the same command again"
+    ], stderr
+    assert not out.exists()
