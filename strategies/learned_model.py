@@ -42,17 +42,11 @@ KEYS = ("format_version", "features", "weights", "provenance")
 HIDDEN_KEYS = ("hidden_weights", "hidden_bias", "output")
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 #: the models shipped in the package, by the name a ``model=`` value may give: ``default``
-#: is the one ``learned`` plays; ``gen1`` the first-generation model, taught by the search
-#: without a prior; ``gen2`` the second, taught by the search with ``gen1`` as its prior,
-#: and the prior ``mcts`` searches with (:data:`MCTS_PRIOR_MODEL`); ``mix1`` taught, as the
-#: default was, by a search with ``gen2`` as its prior, but one that values leaves by the
-#: value model mixed with rollouts (``mcts:value=net,mix=0.75,iters=256``); ``mix2`` taught
-#: by a search with ``mix1`` as its prior, mixing the value model with rollouts at 64
-#: iterations (``mcts:model=mix1,value=net,mix=0.5``); ``mix3`` the next generation of
-#: that line, taught by the same search with ``mix2`` as its prior; ``mix4`` the next,
-#: taught by that search with ``mix3`` as its prior and the root's moves started from the
-#: value (``mcts:model=mix3,value=net,mix=0.5,qinit=3``); ``mix5`` the next, taught by
-#: the same search with ``mix4`` as its prior
+#: is the one ``learned`` plays; ``gen1`` the first generation, taught by the search
+#: without a prior; ``gen2`` the second (taught with ``gen1`` as prior), and the prior
+#: ``mcts`` searches with (:data:`MCTS_PRIOR_MODEL`); ``mix1``… the mixed line, whose
+#: teachers are named once, in ``strategies.builtin.MIXED_LINE_HELP``, and recorded in
+#: each file's provenance (the model card in docs/strategies.md tells them in full)
 SHIPPED_MODELS = {"default": "learned-default.npz", "gen1": "learned-gen1.npz",
                   "gen2": "learned-gen2.npz", "mix1": "learned-mix1.npz",
                   "mix2": "learned-mix2.npz", "mix3": "learned-mix3.npz",
