@@ -52,7 +52,13 @@ PAIRINGS = [
 
 
 def match(
-    a: str, b: str, games: int, players: int, jobs: int, log_moves: bool = False
+    a: str,
+    b: str,
+    games: int,
+    players: int,
+    jobs: int,
+    log_moves: bool = False,
+    seed: int = 2026,
 ) -> tuple[str, float, str, float]:
     specs = [a, b] if players == 2 else [b, a]  # 3 players: entries b, a, b
     rules = hs.Rules.preset("revised", players=players)
@@ -60,7 +66,7 @@ def match(
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp) / "run"
         config = RunConfig(
-            strategies=specs, games=games, rules=rules.as_dict(), seed=2026, seats="rotate",
+            strategies=specs, games=games, rules=rules.as_dict(), seed=seed, seats="rotate",
             chunk_size=chunk, log_moves=log_moves, jobs=jobs, command="bench_strategies",
         )  # fmt: skip
         t0 = time.perf_counter()

@@ -10,7 +10,8 @@ model's recipe). Prints Markdown tables and writes them to
   e.g. ``learned`` for a learned candidate) and against ``heuristic``, real
   ``haggis-sim run`` games (revised rules, full games, rotated seats; with 3 players one
   candidate against two opponents, chance 1/3), 95% Wilson intervals
-  (``bench_strategies.match``).
+  (``bench_strategies.match``), on the deals of run seed 2026 (``--seed``: other deals,
+  to confirm a result on games it was not chosen on).
 - Speed: ``greedy,SPEC`` through the runner with move logs, on every core, each spec and
   the default ``mcts`` alternating (default, candidate, candidate, default, ...) in the
   same run, so a busy machine slows both alike; the median games/s and the ratio.
@@ -64,6 +65,7 @@ def main() -> None:
                         help="specs to measure, separated by ';'")  # fmt: skip
     parser.add_argument("--default", default=DEFAULT,
                         help="the opponent and speed baseline (default: today's mcts)")  # fmt: skip
+    parser.add_argument("--seed", type=int, default=2026, help="run seed of the matches' deals")
     parser.add_argument("--repeats", type=int, default=3, help="speed repeats per spec")
     parser.add_argument("--train", action="store_true", help="also time train-value")
     parser.add_argument("--no-strength", action="store_true", help="skip the matches")
@@ -79,7 +81,7 @@ def measure(opts: argparse.Namespace) -> None:
     small = max(12, int(600 * opts.scale) // 6 * 6)
     speed_games = max(24, int(300 * opts.scale) // 6 * 6)
     default = opts.default
-    print(f"jobs {opts.jobs}; default: `{default}`\n")
+    print(f"jobs {opts.jobs}; default: `{default}`; matches on the deals of run seed {opts.seed}\n")
     match("greedy", "mcts:iters=8,value=net", 12 * opts.jobs, 2, opts.jobs)  # warm up
     if not opts.no_strength:
         print("### Strength (revised rules, full games, rotated seats)\n")
@@ -88,7 +90,7 @@ def measure(opts: argparse.Namespace) -> None:
         for spec in candidates:
             for players in (2, 3):
                 for opp, n in ((default, games), ("heuristic", small)):
-                    interval, _, scores, _ = match(spec, opp, n, players, opts.jobs)
+                    interval, _, scores, _ = match(spec, opp, n, players, opts.jobs, seed=opts.seed)
                     vs = f"{spec} vs {opp}" if players == 2 else f"{spec} vs 2× {opp}"
                     chance = "50%" if players == 2 else "33.3%"
                     print(f"| {vs} | {n:,} | {interval} | {chance} | {scores} |", flush=True)
