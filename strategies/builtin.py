@@ -205,7 +205,8 @@ MIXED_LINE_HELP = (
     "mix1: taught by the mixed search mcts:value=net,mix=0.75,iters=256; mix2: taught by "
     "mcts:model=mix1,value=net,mix=0.5; mix3: taught by mcts:model=mix2,value=net,mix=0.5; "
     "mix4: taught by mcts:model=mix3,value=net,mix=0.5,qinit=3; mix5: taught by "
-    "mcts:model=mix4,value=net,mix=0.5,qinit=3"
+    "mcts:model=mix4,value=net,mix=0.5,qinit=3; mix6: taught by "
+    "mcts:model=mix5,value=net,mix=0.5,qinit=3"
 )
 MODEL_PARAM = Param(
     "model",

@@ -50,7 +50,8 @@ MODELS_DIR = Path(__file__).resolve().parent / "models"
 SHIPPED_MODELS = {"default": "learned-default.npz", "gen1": "learned-gen1.npz",
                   "gen2": "learned-gen2.npz", "mix1": "learned-mix1.npz",
                   "mix2": "learned-mix2.npz", "mix3": "learned-mix3.npz",
-                  "mix4": "learned-mix4.npz", "mix5": "learned-mix5.npz"}  # fmt: skip
+                  "mix4": "learned-mix4.npz", "mix5": "learned-mix5.npz",
+                  "mix6": "learned-mix6.npz"}  # fmt: skip
 #: mcts's prior is pinned to one generation rather than following ``default``, so a newly
 #: shipped ``learned`` model does not silently change the search and every figure of it
 MCTS_PRIOR_MODEL = "gen2"

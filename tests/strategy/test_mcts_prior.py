@@ -270,6 +270,8 @@ def test_the_shipped_models_form_the_chain_the_readme_states() -> None:
         ("mix4", "mcts:model=mix3,value=net,mix=0.5,qinit=3", "mix3"),
         # the same search with mix4 as its prior
         ("mix5", "mcts:model=mix4,value=net,mix=0.5,qinit=3", "mix4"),
+        # the same search with mix5 as its prior
+        ("mix6", "mcts:model=mix5,value=net,mix=0.5,qinit=3", "mix5"),
     ],
 )
 def test_a_mixed_prior_names_its_teacher_and_plays_by_name(
