@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
@@ -14,3 +16,13 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 # tests/strategy/, not tests/strategies/: tests/ is on sys.path (the shared helpers), and
 # a folder named like the top-level ``strategies`` package would shadow it as a namespace
 # package wherever the repository root is not on sys.path (bare ``pytest``, helper scripts).
+
+
+@pytest.fixture(autouse=True)
+def _sigint_as_from_a_terminal() -> None:
+    """Every test starts as from a terminal, however the session was started and whatever
+    an earlier test left: SIGINT raises KeyboardInterrupt here, and every child starts
+    with SIGINT at its default (so a child Python installs its own handler). A session
+    started as a background job inherits SIGINT ignored, which children would inherit in
+    turn, and a test that presses Ctrl-C on a command would wait for one that never stops."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -15,7 +15,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -255,23 +254,6 @@ def _interrupted_inside_a_callback() -> None:
     _CALLBACK(body)()
 
 
-@pytest.fixture
-def python_sigint() -> Iterator[None]:
-    """Python's own SIGINT handler for the test, as a terminal's command has it (this
-    process may have inherited SIGINT ignored, as a background job does), then the
-    previous one again."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
-
-
-def _sigint_default() -> None:
-    """In a child before it execs: SIGINT at its default, so Python installs its handler
-    (an ignored SIGINT, as a background job inherits it, would stay ignored)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-@pytest.mark.usefixtures("python_sigint")
 @pytest.mark.parametrize("then_fails", [True, False], ids=["then-numba-fails", "then-done"])
 def test_ctrl_c_swallowed_inside_the_compile_leaves_it_as_keyboard_interrupt(
     monkeypatch: pytest.MonkeyPatch, then_fails: bool
@@ -318,7 +300,6 @@ def test_ctrl_c_during_the_first_compile_says_one_line_and_writes_nothing(
     proc = subprocess.Popen(
         [HAGGIS_SIM, "run", "-s", "greedy,heuristic", "-n", "100", "-q", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-        preexec_fn=_sigint_default,
     )  # fmt: skip
     assert proc.stderr is not None
     first = proc.stderr.readline()
