@@ -31,8 +31,9 @@ on the observation, the alternatives, the parameters and ``seed``.
 >>> min(values, key=values.get)  # passing lets seat 1 lead its last card and go out
 'seat 0 passes'
 
-:func:`root_visits` runs instead the play-time search of the default ``mcts`` (PUCT at
-the root with the shipped learned model as prior, :func:`strategies.ismcts.search_root`)
+:func:`root_visits` runs instead the play-time search of the rollout ``mcts``
+(``strategies.builtin.ROLLOUT_MCTS``, the default before 2026-12: PUCT at the root with the
+shipped gen2 model as prior, :func:`strategies.ismcts.search_root`)
 and returns each root move's visits and prior: which moves that search would consider,
 for a study that must *choose* among many alternatives the way the strongest player does.
 
@@ -59,7 +60,7 @@ from . import ismcts
 
 ROLLOUTS = {"random": ismcts.ROLLOUT_RANDOM, "greedy": ismcts.ROLLOUT_GREEDY}
 VALUES = {"game": ismcts.VALUE_GAME, "round": ismcts.VALUE_ROUND}
-#: how a study chooses among many alternatives: "learned", the default mcts's PUCT root
+#: how a study chooses among many alternatives: "learned", the rollout mcts's PUCT root
 #: search with the learned prior (:func:`root_visits`), or "none", equal samples for each
 PRIORS = ("learned", "none")
 #: The alternative "do not bet now": no action is applied and the seat's play below it is
@@ -297,11 +298,17 @@ def _stderr(total: float, squares: float, n: int) -> float:
 
 @functools.cache
 def _prior_params() -> np.ndarray:
-    """The default mcts's parameter array (its named slots, then the prior model's
-    weights), read once: the model file is loaded and checked the way ``mcts`` loads it."""
-    from .builtin import MctsStrategy
+    """The rollout mcts's parameter array (its named slots, then the prior model's
+    weights), read once: the model file is loaded and checked the way ``mcts`` loads it.
 
-    return MctsStrategy().param_array()
+    The search pinned is ``strategies.builtin.ROLLOUT_MCTS`` (the default before
+    2026-12: gen2 as prior, leaves valued by rollouts), whose alternatives and figures
+    the decision analyses published; the value-net default is not what they measure.
+    """
+    from .base import parse_spec
+    from .builtin import ROLLOUT_MCTS, MctsStrategy
+
+    return MctsStrategy(**parse_spec(ROLLOUT_MCTS)[1]).param_array()
 
 
 def root_visits(
@@ -313,7 +320,7 @@ def root_visits(
     value: str = "game",
     seed: int = 0,
 ) -> dict[int, tuple[float, float]]:
-    """The default mcts's root search at ``position``: packed code -> (visits, prior).
+    """The rollout mcts's root search at ``position``: packed code -> (visits, prior).
 
     ``iters`` iterations of :func:`strategies.ismcts.search_root` with ``prior=learned``
     (PUCT over every legal play, the shipped model's softmax as prior; no early stop),

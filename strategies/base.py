@@ -129,14 +129,18 @@ class Strategy:
         self.values: dict[str, Any] = {
             p.name: p.parse(values[p.name]) if p.name in values else p.default for p in self.params
         }
+        #: the parameters the spec named (the rest took their defaults): check_values may
+        #: treat a parameter left unsaid differently from one given the same value
+        self.given: frozenset[str] = frozenset(values)
         self.check_values()
 
     def check_values(self) -> None:
         """Refuse combinations of parameter values that could not mean what they say.
 
-        Called once the values are parsed; a subclass raises :class:`InertParameterError`
-        for a combination that leaves a parameter inert whatever the rules. The base
-        class accepts every combination.
+        Called once the values are parsed (:attr:`given` names the ones the spec said);
+        a subclass raises :class:`InertParameterError` for a combination that leaves a
+        parameter inert whatever the rules, and may settle a parameter left unsaid. The
+        base class accepts every combination.
         """
 
     def policy_key(self, rules: hs.Rules) -> tuple[Any, ...]:

@@ -13,6 +13,7 @@ from . import kernels
 from .base import InertParameterError, Param, Strategy, StrategyError
 from .ismcts import VALUE_BASE
 from .learned_model import (
+    DEFAULT_LEARNED_MODEL,
     DEFAULT_VALUE_MODEL,
     MCTS_PRIOR_MODEL,
     SHA_PREFIX,
@@ -202,25 +203,29 @@ class HeuristicStrategy(CompiledStrategy):
 #: the mixed line of shipped models and the search that taught each, named in the help of
 #: both ``model=`` parameters (one list, so a new generation is added once)
 MIXED_LINE_HELP = (
-    "mix1: taught by the mixed search mcts:value=net,mix=0.75,iters=256; mix2: taught by "
-    "mcts:model=mix1,value=net,mix=0.5; mix3: taught by mcts:model=mix2,value=net,mix=0.5; "
-    "mix4: taught by mcts:model=mix3,value=net,mix=0.5,qinit=3; mix5: taught by "
-    "mcts:model=mix4,value=net,mix=0.5,qinit=3; mix6: taught by "
-    "mcts:model=mix5,value=net,mix=0.5,qinit=3"
+    "mix1: taught by the mixed search mcts:value=net,mix=0.75,iters=256,model=gen2,qinit=0; "
+    "mix2: taught by mcts:model=mix1,value=net,mix=0.5,iters=64,qinit=0; mix3: taught by "
+    "mcts:model=mix2,value=net,mix=0.5,iters=64,qinit=0; mix4: taught by "
+    "mcts:model=mix3,value=net,mix=0.5,iters=64,qinit=3; mix5: taught by "
+    "mcts:model=mix4,value=net,mix=0.5,iters=64,qinit=3; mix6: taught by "
+    "mcts:model=mix5,value=net,mix=0.5,iters=64,qinit=3"
 )
 MODEL_PARAM = Param(
     "model",
     str,
-    "default",
-    "model file (.npz from haggis-sim train); default: the model shipped in the package "
-    f"(gen1, gen2: the earlier generations it was trained from; {MIXED_LINE_HELP})",
+    DEFAULT_LEARNED_MODEL,
+    f"model file (.npz from haggis-sim train) or a shipped model's name; {DEFAULT_LEARNED_MODEL} "
+    "by default since 2026-12; default and gen3: the third generation, learned's default "
+    "before (gen1, gen2: the generations it was trained from; "
+    f"{MIXED_LINE_HELP})",
 )
 MCTS_MODEL_PARAM = Param(
     "model",
     str,
     MCTS_PRIOR_MODEL,
-    "the prior's model file (.npz from haggis-sim train); default: gen2, the packaged "
-    f"second-generation model (default: the model learned plays; {MIXED_LINE_HELP})",
+    "with prior=learned, the prior's model file (.npz from haggis-sim train) or a shipped "
+    f"model's name; {MCTS_PRIOR_MODEL} by default since 2026-12, gen2 before (default and gen3: "
+    f"the third generation; {MIXED_LINE_HELP})",
 )
 SHA_PARAM = Param(
     "sha",
@@ -248,9 +253,10 @@ VSHA_PARAM = Param(
 MIX_PARAM = Param(
     "mix",
     float,
-    1.0,
+    0.5,
     "with value=net, the weight of the value model's estimate at a leaf; the rest (1 - mix) "
-    "is a rollout (rollout policy) valued as value=game. 1: no rollout",
+    "is a rollout (rollout policy) valued as value=game. 1: no rollout (0.5 by default "
+    "since 2026-12; 1 before)",
     0.0,
     1.0,
 )
@@ -258,11 +264,11 @@ MIX_PARAM = Param(
 QINIT_PARAM = Param(
     "qinit",
     float,
-    0.0,
+    3.0,
     "with value=net and prior=learned: each of the root's likeliest moves (the "
     f"{MCTS_QINIT_MOVES} with the highest prior) starts with this many virtual visits "
     "valued at the value model's estimate of the position after it, as the searcher sees "
-    "it (0: none; docs/strategies.md)",
+    "it (0: none, the default before 2026-12; docs/strategies.md)",
     0.0,
     1000.0,
 )
@@ -305,22 +311,51 @@ def bind_model(strategy: Strategy, value: bool = False) -> LearnedModel:
     return model
 
 
+#: the search before 2026-12, when its defaults moved on evidence (docs/strategies.md,
+#: The default search and learned model since 2026-12): its spec letter for letter as a
+#: run recorded it, short of the SHA-256 prefix; the shipped studies, the training
+#: commands' default teacher and every figure published before then play it
+ROLLOUT_MCTS = "mcts:iters=64,value=game,model=gen2"
+#: learned's model before 2026-12 (the third generation), by the name its runs recorded
+GEN3_LEARNED = "learned:model=default"
+
+#: the value an inert mcts parameter takes (the one the search had before the parameter
+#: existed, which changes nothing): a parameter that cannot act is set to it when left
+#: unsaid and refused when given anything else, so one search has one recorded spec
+MCTS_NEUTRAL: dict[str, Any] = {
+    "model": "gen2",
+    "sha": "",
+    "vmodel": DEFAULT_VALUE_MODEL,
+    "vsha": "",
+    "mix": 1.0,
+    "qinit": 0.0,
+    "horizon": 0,
+}
+#: parameters added after runs first recorded mcts specs with a model's SHA-256: a
+#: recorded spec (one that names a sha or vsha) leaves them unsaid only because they did
+#: not exist yet, so there they take their neutral value (the search as it was)
+_ADDED_SINCE_RECORDED = ("mix", "qinit", "horizon")
+
+
 class MctsStrategy(CompiledStrategy):
     name = "mcts"
     description = (
         "Information-set MCTS: a fresh deal of the unseen cards every iteration, the root's "
         "moves ranked by PUCT with the learned model as prior, UCB with availability counts "
-        "below, rollouts to the end of the round valued by the chance of "
-        "winning the game from the totals after it (or the round's score margin); bets by "
-        "scoring each bet option under the rules in force."
+        "below; a leaf is worth half the value model's estimate and half a rollout to the "
+        "end of the round valued by the chance of winning the game from the totals after "
+        "it, and the root's likeliest moves start from the value model's estimate (since "
+        "2026-12; the search before: " + ROLLOUT_MCTS + "); bets by scoring each bet "
+        "option under the rules in force."
     )
     params = (
         Param(
             "iters",
             int,
-            64,
+            24,
             "search iterations per decision (fewer when the most visited action can no "
-            "longer be overtaken; none when only one action is legal)",
+            "longer be overtaken; none when only one action is legal; 24 by default since "
+            "2026-12, 64 before)",
             1,
             100_000,
         ),
@@ -345,12 +380,13 @@ class MctsStrategy(CompiledStrategy):
         Param(
             "value",
             str,
-            "game",
+            "net",
             "what a leaf is worth: game (a rollout to the end of the round, then the chance "
             "of winning the game from the totals after it) or round (the round's score "
             "margin, squashed; no difference shown with 2 players, game stronger with 3: "
             "docs/strategies.md, How mcts decides); net: no rollout, the value model's "
-            "estimate of game's reward (vmodel)",
+            "estimate of game's reward (vmodel), mixed with a rollout by mix (net by "
+            "default since 2026-12, game before)",
             choices=("game", "round", "net"),
         ),
         Param(
@@ -391,39 +427,48 @@ class MctsStrategy(CompiledStrategy):
             self.value_model = bind_model(self, value=True)
 
     def check_values(self) -> None:
-        """Refuse a model or sha with prior=none, a vmodel, vsha, mix, qinit or horizon
-        without value=net (no such model is read then), qinit with prior=none and horizon
-        with mix=1 (no rollout is played)."""
-        if self.values["prior"] == "none":
-            for p in (MCTS_MODEL_PARAM, SHA_PARAM):
-                if self.values[p.name] != p.default:
-                    raise InertParameterError(
-                        f"mcts: {p.name}={self.values[p.name]} has no effect with prior=none "
-                        "(no model is read); drop it or set prior=learned"
-                    )
-        if self.values["value"] != "net":
-            why = {
-                "mix": "no value estimate to mix with rollouts",
-                "qinit": "no value estimate to start the root's moves with",
-                "horizon": "no value estimate to end a cut rollout with",
-            }
-            for p in (VMODEL_PARAM, VSHA_PARAM, MIX_PARAM, QINIT_PARAM, HORIZON_PARAM):
-                if self.values[p.name] != p.default:
-                    raise InertParameterError(
-                        f"mcts: {p.name}={self.values[p.name]} has no effect with "
-                        f"value={self.values['value']} "
-                        f"({why.get(p.name, 'no value model is read')}); drop it or set value=net"
-                    )
-        if self.values["mix"] == 1.0 and self.values["horizon"] != HORIZON_PARAM.default:
+        """Settle the parameters that cannot act, and refuse them when given otherwise.
+
+        With prior=none no model is read (model, sha) and nothing starts the root's
+        moves (qinit); without value=net no value model is read (vmodel, vsha) and there
+        is no estimate to mix (mix), to start moves from (qinit) or to end a cut rollout
+        with (horizon); with mix=1 no rollout is played (horizon). Such a parameter takes
+        its neutral value (:data:`MCTS_NEUTRAL`) when unsaid and is refused
+        (InertParameterError) when given another. A recorded spec (one naming a sha or
+        vsha) takes mix, qinit and horizon as neutral when it leaves them unsaid: it was
+        recorded before they existed, and so replays the search it recorded.
+        """
+        v = self.values
+        if v["sha"] or v["vsha"]:
+            for name in _ADDED_SINCE_RECORDED:
+                if name not in self.given:
+                    v[name] = MCTS_NEUTRAL[name]
+        inert: dict[str, tuple[str, str]] = {}  # name: (why, what makes it inert)
+        if v["prior"] == "none":
+            inert["model"] = inert["sha"] = ("no model is read", "prior=none")
+            inert["qinit"] = ("it starts the moves PUCT ranks by the prior", "prior=none")
+        if v["value"] != "net":
+            cause = f"value={v['value']}"
+            inert["vmodel"] = inert["vsha"] = ("no value model is read", cause)
+            inert["mix"] = ("no value estimate to mix with rollouts", cause)
+            inert.setdefault("qinit", ("no value estimate to start the root's moves with", cause))
+            inert["horizon"] = ("no value estimate to end a cut rollout with", cause)
+        for name, (why, cause) in inert.items():
+            self._settle(name, why, cause)
+        if v["mix"] == 1.0 and "horizon" not in inert:
+            self._settle("horizon", "no rollout is played", "mix=1")
+
+    def _settle(self, name: str, why: str, cause: str) -> None:
+        """Set inert parameter ``name`` to its neutral value, or refuse the value given."""
+        neutral = MCTS_NEUTRAL[name]
+        value = self.values[name]
+        if name in self.given and value != neutral:
+            remedy = {"prior=none": "set prior=learned", "mix=1": "set mix below 1"}
             raise InertParameterError(
-                f"mcts: horizon={self.values['horizon']} has no effect with mix=1 (no "
-                "rollout is played); drop it or set mix below 1"
+                f"mcts: {name}={value} has no effect with {cause} ({why}); drop it or "
+                f"{remedy.get(cause, 'set value=net')}"
             )
-        if self.values["prior"] == "none" and self.values["qinit"] != QINIT_PARAM.default:
-            raise InertParameterError(
-                f"mcts: qinit={self.values['qinit']} has no effect with prior=none (it "
-                "starts the moves PUCT ranks by the prior); drop it or set prior=learned"
-            )
+        self.values[name] = neutral
 
     def param_array(self) -> np.ndarray:
         """The named slots; the length of the value model's parameter array and, with

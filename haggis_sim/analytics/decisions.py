@@ -13,7 +13,7 @@ from a population: :attr:`Study.population` names it).
 
 The search (:class:`StudySettings`): by default today's default ``mcts`` — the reward is
 the chance of winning the game (``value="game"``) and, where a bomb study must *choose*
-the best bomb and the best other play among many, the choice is the default mcts's root
+the best bomb and the best other play among many, the choice is the rollout mcts's root
 search with the learned model as prior (``prior="learned"``,
 :func:`strategies.analysis.root_visits`: PUCT, ``samples`` × alternatives iterations, the
 most visited bomb and the most visited other play, the prior breaking ties). The measured
@@ -161,7 +161,7 @@ class StudySettings:
         """The search and sampling in words: every setting a study's numbers depend on."""
         default = self.value == "game" and self.prior == "learned"
         choose = (
-            "the default mcts's root search with the learned prior (PUCT) to choose"
+            "the rollout mcts's root search with the learned prior (PUCT) to choose"
             if self.prior == "learned"
             else f"{self.samples} samples per alternative to choose"
         )
@@ -171,7 +171,7 @@ class StudySettings:
             else "uniform"
         )
         return (
-            f"{'the default mcts search' if default else 'a search weaker than the default mcts'}"
+            f"{'the rollout mcts search' if default else 'a search weaker than the rollout mcts'}"
             f" (value={self.value}, prior={self.prior}): {choose}, ISMCTS with forced root "
             f"children, {self.samples} samples per alternative on independent deals to "
             f"measure, {self.rollout} rollouts, c={self.c}; sampling {sampling}, at most "
@@ -557,7 +557,7 @@ def _choose(
     obs: hs.Observation, plays: list[hs.Action], settings: StudySettings, index: int
 ) -> Callable[[hs.Action], tuple[float, ...]]:
     """How the ``SELECT`` deals rank the plays (higher is better): with ``prior="learned"``
-    by the default mcts's root visits, then its prior; else by each play's value with
+    by the rollout mcts's root visits, then its prior; else by each play's value with
     equal samples."""
     search = _search(settings, index, SELECT)
     if settings.prior == "learned":

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..analytics.decisions import Study
 
 KINDS = ("bombs", "bets")  # as haggis_sim.analytics.decisions.KINDS, without importing it
-# the search and sampling options (defaults: StudySettings's, the default mcts search)
+# the search and sampling options (defaults: StudySettings's, the rollout mcts search)
 MinPerBin = Annotated[
     int,
     typer.Option(
@@ -44,7 +44,7 @@ Prior = Annotated[
     typer.Option(
         "--prior",
         help="How a bomb study chooses the best bomb and the best other play: learned (the "
-        "default mcts's root search with the learned prior) or none (equal samples each); "
+        "rollout mcts's root search with the learned prior) or none (equal samples each); "
         "bet studies score every bet and have nothing to choose.",
     ),
 ]
@@ -84,9 +84,10 @@ def study(
     opportunities (a seat's first turn of a round) from the logged games, stratified so
     each cell of the deciding factors holds --min-per-bin positions where the run has
     them, rebuilds each, and scores the alternatives from the acting seat's information
-    set with the default mcts search (value=game, learned prior; ISMCTS, forced root
-    children). Prints the table by situation with 95% intervals and guidance lines where
-    an interval excludes 0 and the bin holds enough positions.
+    set with the rollout mcts search (the default before 2026-12: value=game, learned
+    prior; ISMCTS, forced root children). Prints the table by situation with 95%
+    intervals and guidance lines where an interval excludes 0 and the bin holds enough
+    positions.
     """
     if kind not in KINDS:
         raise fail(f"unknown study {kind!r}; choose one of {', '.join(KINDS)}")

@@ -27,8 +27,8 @@ Teacher = Annotated[
     str,
     typer.Option(
         "--teacher",
-        help="Compiled strategy to imitate (default: the default search, whose prior "
-        "is the shipped gen2 model; it taught the shipped default model).",
+        help="Compiled strategy to imitate (default: the search before 2026-12, rollouts "
+        "with the shipped gen2 model as prior; it taught the shipped gen3 model).",
     ),
 ]
 Target = Annotated[
@@ -134,7 +134,7 @@ def train(
     out: Out,
     games: Games = "2000",
     seed: Seed = 1,
-    teacher: Teacher = "mcts",  # = haggis_sim.training.train.DEFAULT_TEACHER (a test checks)
+    teacher: Teacher = "mcts:iters=64,value=game,model=gen2",  # = DEFAULT_TEACHER (tested)
     target: Target = "visits",
     jobs: Jobs = 1,
     data: Data = None,

@@ -25,7 +25,7 @@ Teacher = Annotated[
     typer.Option(
         "--teacher",
         help="The mcts spec whose self-play the value learns from, and which the new value "
-        "is gated against (default: the default search, greedy rollouts).",
+        "is gated against (default: the search before 2026-12, greedy rollouts).",
     ),
 ]
 Hidden = Annotated[int, typer.Option("--hidden", help="Hidden tanh units (1 to 64).")]
@@ -75,7 +75,7 @@ def train_value(
     out: Out,
     games: Games = "6000",
     seed: Seed = 1,
-    teacher: Teacher = "mcts",
+    teacher: Teacher = "mcts:iters=64,value=game,model=gen2",  # = DEFAULT_VALUE_TEACHER
     hidden: Hidden = 16,
     gate_games: GateGames = "0",
     generations: Generations = 1,

@@ -56,8 +56,8 @@ def players_text(arm: dict[str, Any]) -> str:
     'learned vs heuristic ×2'
     >>> players_text({"strategies": ["mcts:iters=400", "mcts", "mcts"], "players": 3})
     'mcts:iters=400 vs mcts ×2'
-    >>> players_text({"strategies": ["heuristic", "mcts:value=net,model=mix2"], "players": 2})
-    'heuristic vs mcts:value=net,model=mix2'
+    >>> players_text({"strategies": ["heuristic", "mcts:value=game,model=mix2"], "players": 2})
+    'heuristic vs mcts:value=game,model=mix2'
     >>> players_text({"strategies": ["learned"], "players": 3})
     '3 learned players'
     >>> players_text({"strategies": ["plugin:a=1", "plugin"], "players": 3})  # not known here

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from strategies import make, parse_spec
+from strategies import StrategyError, make, parse_spec
 
 from ..analytics.compare import ENTRY_METRICS, RATE_METRICS
 from ..report.labels import PINS
@@ -66,18 +66,46 @@ class Arm:
 @functools.lru_cache(maxsize=256)
 def short_spec(spec: str) -> str:
     """A canonical spec as a person would write it: its name and only the parameters
-    that differ from the strategy's defaults, leaving out the model files' SHA-256 pins
-    (``sha``, ``vsha``), which the spec fills in from the named file.
+    without which it would be another strategy, leaving out the model files' SHA-256
+    pins (``sha``, ``vsha``), which the spec fills in from the named file.
+
+    A parameter goes when the spec without it is the same strategy: at its default, or
+    inert and at the neutral value an inert parameter takes (mcts's ``mix=1.0`` with
+    ``value=game``), so one strategy has one short spec whatever defaults it was
+    recorded under.
 
     >>> short_spec(make("mcts").spec), short_spec(make("mcts:iters=400").spec)
     ('mcts', 'mcts:iters=400')
     >>> short_spec(make("mcts:model=mix2,value=net,mix=0.5").spec)
-    'mcts:value=net,model=mix2,mix=0.5'
+    'mcts:model=mix2'
+    >>> short_spec(make("mcts:iters=64,value=game,model=gen2").spec)
+    'mcts:iters=64,value=game,model=gen2'
+    >>> short_spec("mcts:iters=64,value=net,model=mix2,mix=0.5,sha=2fbd21250aa9e580")
+    'mcts:iters=64,model=mix2,qinit=0.0'
     """
     name, params = parse_spec(spec)
-    defaults = parse_spec(make(name).spec)[1]
-    own = [f"{k}={v}" for k, v in params.items() if k not in PINS and defaults.get(k) != v]
-    return name + (":" + ",".join(own) if own else "")
+    try:
+        whole = _unpinned(make(spec).spec)
+    except StrategyError:  # a model file gone or changed since: what differs from defaults
+        defaults = _unpinned(make(name).spec)
+        return _join(
+            name, {k: v for k, v in params.items() if k not in PINS and defaults.get(k) != v}
+        )
+    own = dict(whole)  # every parameter explicit, as the spec plays (a recorded one too)
+    for key in list(own):
+        rest = {k: v for k, v in own.items() if k != key}
+        if _unpinned(make(_join(name, rest)).spec) == whole:
+            own = rest
+    return _join(name, own)
+
+
+def _unpinned(spec: str) -> dict[str, str]:
+    """A spec's parameters without the SHA-256 pins."""
+    return {k: v for k, v in parse_spec(spec)[1].items() if k not in PINS}
+
+
+def _join(name: str, params: dict[str, str]) -> str:
+    return name + (":" + ",".join(f"{k}={v}" for k, v in params.items()) if params else "")
 
 
 def swap_label(label: str, swap: dict[str, str]) -> str:

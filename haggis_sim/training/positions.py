@@ -34,7 +34,9 @@ OPPONENTS = ("teacher", "heuristic", "greedy")
 # The teacher of the shipped model: the default search, whose prior is pinned to the
 # shipped second-generation model (``mcts:model=gen2``), so the teacher does not change
 # when a new default model ships. gen1 was taught by "mcts:iters=200,prior=none".
-DEFAULT_TEACHER = "mcts"
+#: the search that teaches by default: mcts as it was before its defaults moved in 2026-12
+#: (strategies.builtin.ROLLOUT_MCTS, a test checks), so every shipped generation retrains
+DEFAULT_TEACHER = "mcts:iters=64,value=game,model=gen2"
 BATCH = 4  # games per worker task
 
 

@@ -26,7 +26,8 @@ from .provenance import stamp
 from .split import HOLDOUT_EVERY, SPLIT_RULE
 from .value_data import VALUE_UNITS, ValueRows, fit_value, generate_values
 
-DEFAULT_VALUE_TEACHER = "mcts"  # generation 1: the default search (greedy rollouts)
+#: generation 1's teacher: mcts before 2026-12 (greedy rollouts; strategies.builtin.ROLLOUT_MCTS)
+DEFAULT_VALUE_TEACHER = "mcts:iters=64,value=game,model=gen2"
 MAX_VALUE_GAMES = 50_000  # rows take about 0.1 MB a game; the fit about 3x that
 MAX_VALUE_UNITS = 64
 

@@ -26,7 +26,8 @@ from haggis_sim.analytics.decisions import (
 )
 from haggis_sim.position import action_from_code
 from strategies.analysis import NO_BET, compare, root_visits
-from strategies.builtin import MctsStrategy
+from strategies.base import parse_spec
+from strategies.builtin import ROLLOUT_MCTS, MctsStrategy
 
 pytestmark = pytest.mark.slow  # a logged run and searches: not in the everyday fast subset
 
@@ -44,15 +45,16 @@ def run3(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_study_search_defaults_to_the_default_mcts() -> None:
     """A study judged by a weaker search than the strongest default player (value=round,
-    no prior) is what #25 found; the defaults must stay those of ``mcts``."""
-    s, mcts = StudySettings(), MctsStrategy().values
+    no prior) is what #25 found; the defaults must stay those of the rollout ``mcts``
+    (the default player when the shipped studies were measured, ROLLOUT_MCTS)."""
+    s, mcts = StudySettings(), MctsStrategy(**parse_spec(ROLLOUT_MCTS)[1]).values
     assert (s.value, s.prior, s.c, s.rollout) == ("game", "learned", 0.7, "greedy")
     assert (s.value, s.prior, s.c, s.rollout) == (
         mcts["value"], mcts["prior"], mcts["c"], mcts["rollout"]
     )  # fmt: skip
-    assert "the default mcts search (value=game, prior=learned)" in s.describe()
+    assert "the rollout mcts search (value=game, prior=learned)" in s.describe()
     weaker = StudySettings(value="round", prior="none").describe()
-    assert weaker.startswith("a search weaker than the default mcts (value=round, prior=none)")
+    assert weaker.startswith("a search weaker than the rollout mcts (value=round, prior=none)")
 
 
 def test_bets_are_measured_with_the_game_value(run3: Path) -> None:
@@ -124,13 +126,13 @@ def test_stratified_sampling_fills_a_rare_cell_that_uniform_sampling_misses(run3
 def test_the_cli_records_the_search_and_takes_its_flags(run3: Path) -> None:
     res = invoke("study", "bets", str(run3), "--positions", "3", "--samples", "4")
     assert res.exit_code == 0, (res.stdout, res.stderr)
-    assert "the default mcts search (value=game, prior=learned)" in " ".join(res.stdout.split())
+    assert "the rollout mcts search (value=game, prior=learned)" in " ".join(res.stdout.split())
     args = ["study", "bets", str(run3), "--positions", "3", "--samples", "4", "--value", "round",
             "--prior", "none", "--min-per-bin", "0"]  # fmt: skip
     res = invoke(*args)
     assert res.exit_code == 0, (res.stdout, res.stderr)
     text = " ".join(res.stdout.split())
-    assert "weaker than the default mcts (value=round, prior=none)" in text
+    assert "weaker than the rollout mcts (value=round, prior=none)" in text
     assert "sampling uniform" in text
     one_line_error(invoke("study", "bets", str(run3), "--prior", "mcts"), "prior must be one of")
     one_line_error(invoke("study", "bets", str(run3), "--min-per-bin", "-1"), "min_per_bin")

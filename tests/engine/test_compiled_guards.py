@@ -115,7 +115,7 @@ def test_parameter_arrays_are_as_wide_as_the_widest_kernel() -> None:
             continue
         if cls.compiled_id == kernels.MCTS_ID:  # the prior's weights follow the named slots
             assert arr.shape[0] > kernels.PARAM_WIDTH
-            arr = cls(prior="none").param_array()
+            arr = cls(prior="none", value="game").param_array()  # no model of either kind
         assert arr.shape == (kernels.PARAM_WIDTH,), cls.name  # the runner stacks these
 
 

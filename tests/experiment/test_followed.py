@@ -26,7 +26,7 @@ def test_two_populations_including_learned_on_the_same_deals() -> None:
     res = followed(record, games=8, seed=1)
     assert [r.base.split(":")[0] for r in res] == ["heuristic", "learned"]
     assert all(r.games == 8 and 0 <= r.low <= r.win_rate <= r.high <= 1 for r in res)
-    assert res[1].advised.startswith("advised:base=learned:model=default;sha=")
+    assert res[1].advised.startswith("advised:base=learned:model=mix6;sha=")  # the default
     assert advised_spec("heuristic:bomb=early", record).endswith(
         "advice=bets[actor_lead=-9999..9999]:no-bet"
     )

@@ -22,6 +22,7 @@ from haggis_sim.experiment import (
 )
 from haggis_sim.logs import ledger
 from strategies import make
+from strategies.builtin import ROLLOUT_MCTS
 
 pytestmark = pytest.mark.slow  # end-to-end runs: not in the everyday fast subset
 
@@ -293,11 +294,11 @@ swap = { greedy = "heuristic" }
 
 
 def test_shipped_experiments_climb_to_learned_and_default_mcts() -> None:
-    """Every shipped ladder climbs from the learned player's rung straight to the default
-    search's (not the weaker mcts the earlier reports were measured with), the default
-    search is one of its two top rungs, and a rung above it is a search with a learned
-    prior at the default's iterations or more (a stronger one, never a weaker)."""
-    default_search = make("mcts").spec
+    """Every shipped ladder climbs from the learned player's rung straight to the rollout
+    search's (the default when they were measured, not the weaker mcts of earlier
+    reports), it is one of its two top rungs, and a rung above it is a search with a
+    learned prior at its iterations or more (a stronger one, never a weaker)."""
+    default_search = make(ROLLOUT_MCTS).spec
     for f in sorted((Path(__file__).resolve().parents[2] / "experiments").glob("*.toml")):
         exp = load_experiment(f)
         rungs = [{s for a in exp.arms for s in p.apply(a).strategies} for p in exp.populations]

@@ -93,7 +93,7 @@ def test_a_study_runs_after_the_arms_and_lands_in_every_output(tmp_path: Path) -
     assert study["guidance"] and all(isinstance(g, str) for g in study["guidance"])
     assert "bet opportunities" in study["population"] and "/eager" in study["population"]
     assert (study["value"], study["prior"], study["min_per_bin"]) == ("game", "learned", 30)
-    assert "the default mcts search (value=game, prior=learned)" in study["search"]
+    assert "the rollout mcts search (value=game, prior=learned)" in study["search"]
     assert study["search"] in study["population"]  # the page and summary.md show it
     assert [a["text"] for a in study["advice"]] == study["guidance"]
     assert all(a["kind"] == "bets" and isinstance(a["bin"], dict) for a in study["advice"])

@@ -56,7 +56,7 @@ KEYS = {
     "moves": ("game_id", "round", "turn"),
 }
 
-MCTS = "mcts:iters=20"
+MCTS = "mcts:iters=20,value=game,model=gen2"  # the search as of the goldens (before 2026-12)
 RANDOM = "random:bet=0.3"  # bets often, so bet settlement is exercised
 
 

@@ -34,7 +34,7 @@ def test_empty_advice_plays_the_base_games_move_for_move(base: str, n: int) -> N
     advised = f"advised:base={base.replace(',', ';')}"
     m1, g1 = games([advised, base], n)
     m2, g2 = games([base, base], n)
-    assert len(m1) > 100 * n
+    assert len(m1) > 50 * n  # whole games were played
     assert np.array_equal(m1, m2) and np.array_equal(g1, g2)
 
 

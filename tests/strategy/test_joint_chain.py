@@ -29,9 +29,21 @@ from haggis_sim.training.value_rows import ValueRecorder
 from strategies import StrategyError
 from strategies.learned_model import load_model, load_value_model
 
-TINY: dict[str, Any] = {"games": 10, "teacher": "mcts:iters=4", "hidden": 0, "check_games": 2,
+#: a tiny rollout search (value=game, gen2 prior: the default teacher's kind, spelled out
+#: since the defaults moved in 2026-12)
+TEACHER = "mcts:iters=4,value=game,model=gen2"
+TINY: dict[str, Any] = {"games": 10, "teacher": TEACHER, "hidden": 0, "check_games": 2,
                         "gate_games": 6}  # fmt: skip
-TINY_ARGS = ("-n", "10", "--teacher", "mcts:iters=4", "--check-games", "2", "--hidden", "0")
+TINY_ARGS = (
+    "-n",
+    "10",
+    "--teacher",
+    TEACHER,
+    "--check-games",
+    "2",
+    "--hidden",
+    "0",
+)
 
 
 def test_a_joint_generation_learns_both_models_and_its_search_uses_both(
@@ -68,14 +80,14 @@ def test_a_joint_generation_learns_both_models_and_its_search_uses_both(
     assert [g["candidate"] for g in prior["gate"]] == [joint_candidate_spec(root, gen2)] * 2
     # the first generation's prior is what train without --generations fits
     single = run_training(tmp_path.parent / "single.npz", seed=3, games=10,
-                          teacher="mcts:iters=4", hidden=0, check_games=2)  # fmt: skip
+                          teacher=TEACHER, hidden=0, check_games=2)  # fmt: skip
     assert np.array_equal(load_model(generation_path(out, 1)).weights, single.weights)
 
 
 def test_the_value_rows_are_every_seats_decisions_of_the_prior_games() -> None:
     """Recording values draws nothing (the same positions), and a game whose line-up is
     the teacher in every seat gives the rows train-value records of its own game."""
-    teacher = "mcts:iters=4"
+    teacher = TEACHER
     plain = generate(6, 7, teacher)
     joint = generate(6, 7, teacher, values=True)
     for name in ("features", "decision", "chosen", "target", "heuristic", "game", "players"):
@@ -99,7 +111,7 @@ def test_every_seat_records_value_rows_whoever_plays_it(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(ValueRecorder, "decision", spy)
     g = len(combos())  # line-up teacher vs heuristic, the teacher in seat g % players
-    rows = play_game(g, 7, "mcts:iters=4", values=True)
+    rows = play_game(g, 7, TEACHER, values=True)
     assert sorted(set(seats)) == list(range(rows["players"])) and len(seats) == len(
         rows["values"].target
     )

@@ -282,7 +282,7 @@ def test_the_shipped_model_loads_with_its_provenance() -> None:
         assert key in model.provenance
     res = runner.invoke(app, ["strategies"])
     assert res.exit_code == 0
-    line = next(x for x in res.stdout.splitlines() if "shipped model" in x)
+    line = next(x for x in res.stdout.splitlines() if x.startswith("    shipped model "))
     shown = json.loads(line.split(": ", 1)[1])
     assert shown["games"] == model.provenance["games"]
     assert shown["hidden_units"] == 16
@@ -730,7 +730,7 @@ def test_learned_plays_whole_games_through_run(tmp_path: Path, players: int) -> 
     moves = pl.read_parquet(out / "moves" / "*.parquet")
     assert moves.height > 20 * 20
     spec = json.loads((out / "manifest.json").read_text())["config"]["strategies"][0]
-    assert spec == f"learned:model=default,sha={load_model(DEFAULT_MODEL).sha256[:16]}"
+    assert spec == f"learned:model=mix6,sha={load_model(DEFAULT_MODEL).sha256[:16]}"  # default
 
 
 @pytest.mark.slow

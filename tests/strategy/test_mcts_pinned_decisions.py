@@ -84,9 +84,25 @@ CASES: dict[str, tuple[str, int, tuple[str, ...], int, int]] = {
         6,
         13,
     ),
-    # the learned leaf value (value=net at its default mix=1: no rollout)
-    "value-net-2p": ("revised", 2, ("mcts:iters=24,value=net", "heuristic"), 4, 15),
-    "value-net-3p": ("classic", 3, ("mcts:iters=24,value=net", "heuristic", "greedy"), 3, 16),
+    # the learned leaf value as value=net was before 2026-12 (the gen2 prior, mix=1: no
+    # rollout, no qinit)
+    "value-net-2p": (
+        "revised",
+        2,
+        ("mcts:iters=24,value=net,model=gen2,mix=1,qinit=0", "heuristic"),
+        4,
+        15,
+    ),
+    "value-net-3p": (
+        "classic",
+        3,
+        ("mcts:iters=24,value=net,model=gen2,mix=1,qinit=0", "heuristic", "greedy"),
+        3,
+        16,
+    ),
+    # the default search since 2026-12 (mix5 prior, half value half rollout, qinit=3)
+    "default-mcts-2p": ("revised", 2, ("mcts", "heuristic"), 4, 17),
+    "default-mcts-3p": ("classic", 3, ("mcts", "heuristic", "greedy"), 3, 18),
 }
 
 #: d124337's digests, reproduced exactly by a6fc276, 3ddf475, a84dd07 and 4454c58 (root
@@ -141,6 +157,16 @@ DIGESTS: dict[str, dict[str, str]] = {
         "rounds": "bf514b1c2a5b5963a538a2e0552ae49911b95b321a81d10415fdf1db36b2e30d",
         "moves": "f2d3494e1504fed0f27d11c68e3aa4beab53b29d636fbb1bc05980362eb910f6",
     },
+    "default-mcts-2p": {
+        "games": "f3f89a5937938a3477d0a84dc601515974aa8aa4ddcc32b0acd4b62945e2dcdb",
+        "rounds": "71c687b393e7ef2c48e86d7f0d8878868eac81f8d2a520d7e545e3cf83a70c00",
+        "moves": "3a8662c65dd5fcd30179f70afe85c6a2cc7d795a067a5c819cc0ba883032dda2",
+    },
+    "default-mcts-3p": {
+        "games": "feb1df576e0d2da8a9a619cc5a1409dd48024907057ae71e4203bd110fd7cadd",
+        "rounds": "3bcd9941b3c469edcc8696e9e7c4949ff8bb23f6cefe5da06e2112970638e88c",
+        "moves": "d2a48c386dab2788cf7432f57fcdada477c3564136eb5371c575bff60476db83",
+    },
 }
 
 
@@ -190,16 +216,19 @@ NO_BET_DIGESTS_687AA58 = {
 
 #: Today's decisions at every position (this file run as a script with ``--positions``).
 #: The round-valued entries were the default until the game value became it; the
-#: ``iters=200,prior=none`` ones until the learned prior did (2026-11-27); the default
-#: (``mcts``: 64 iterations, PUCT with the shipped model) is pinned beside them.
+#: ``iters=200,prior=none`` ones (spelled with ``value=game`` since it stopped being the
+#: default) until the learned prior did (2026-11-27); the rollout search (64 iterations,
+#: PUCT with gen2) until 2026-12, and bare ``mcts``, the default since, beside them.
 POSITION_DIGESTS = {
     ("revised", 2, "mcts:iters=200,value=round,prior=none"): "118:e71d3492bdba14c2",
     ("revised", 3, "mcts:iters=200,value=round,prior=none"): "150:9b96fdf71fe62380",
     ("aid", 2, "mcts:iters=60,rollout=random,value=round,prior=none"): "118:f2be92745bf4a67f",
-    ("revised", 2, "mcts:iters=200,prior=none"): "118:b0294969e00de350",
-    ("revised", 3, "mcts:iters=200,prior=none"): "150:2e57771d73f5cf4d",
-    ("revised", 2, "mcts"): "118:67df52286d330335",
-    ("revised", 3, "mcts"): "150:074df9c7ac38a336",
+    ("revised", 2, "mcts:iters=200,prior=none,value=game"): "118:b0294969e00de350",
+    ("revised", 3, "mcts:iters=200,prior=none,value=game"): "150:2e57771d73f5cf4d",
+    ("revised", 2, "mcts:iters=64,value=game,model=gen2"): "118:67df52286d330335",
+    ("revised", 3, "mcts:iters=64,value=game,model=gen2"): "150:074df9c7ac38a336",
+    ("revised", 2, "mcts"): "118:ac55d1622cc92de0",
+    ("revised", 3, "mcts"): "150:f200a8a5f4adbb4b",
 }
 
 

@@ -22,16 +22,17 @@ from haggis_sim.engine.rng import new_stream
 from haggis_sim.training.model_io import model_bytes
 from strategies import ismcts
 from strategies.base import InertParameterError, StrategyError
-from strategies.builtin import MctsStrategy
+from strategies.builtin import ROLLOUT_MCTS, MctsStrategy
 from strategies.learned_model import (
-    DEFAULT_MODEL,
     MCTS_PRIOR_MODEL,
     MODELS_DIR,
     SHIPPED_MODELS,
     load_model,
 )
 
-PRIOR_MODEL = MODELS_DIR / SHIPPED_MODELS[MCTS_PRIOR_MODEL]  # the model default mcts reads
+#: the prior of the rollout search these tests pin (ROLLOUT_MCTS, the default before 2026-12):
+#: a linear model, so its scores are features times weights
+PRIOR_MODEL = MODELS_DIR / SHIPPED_MODELS["gen2"]
 NO_Q = (np.zeros(3), np.zeros(3))  # no root move starts from a value estimate (qinit=0)
 
 
@@ -119,8 +120,8 @@ def test_puct_starts_a_move_from_its_value_estimate() -> None:
 def test_one_iteration_searches_the_priors_favourite() -> None:
     """With one iteration the only root child is the prior's argmax; with prior=none it
     is the expansion order's pick, which differs somewhere."""
-    learned = strategies.make("mcts:iters=1").param_array()
-    plain = strategies.make("mcts:iters=1,prior=none").param_array()
+    learned = strategies.make("mcts:iters=1,value=game,model=gen2").param_array()
+    plain = strategies.make("mcts:iters=1,prior=none,value=game").param_array()
     model = load_model(PRIOR_MODEL).param_array()
     buf = np.empty(L.MAX_MOVES, dtype=np.int64)
     out_moves, out_visits = np.empty(3, dtype=np.int64), np.empty(3)
@@ -144,7 +145,7 @@ def test_the_budget_spreads_over_the_priors_moves() -> None:
     """Over 64 iterations the search visits more than one root move at most positions with
     a choice (a move with a prior near 1 that keeps winning may take them all), and the
     most visited has a prior among the larger ones (PUCT follows the prior)."""
-    params = strategies.make("mcts").param_array()
+    params = strategies.make(ROLLOUT_MCTS).param_array()
     model = load_model(PRIOR_MODEL).param_array()
     buf = np.empty(L.MAX_MOVES, dtype=np.int64)
     out_moves, out_visits = ismcts.root_buffers(params)
@@ -170,7 +171,7 @@ def test_the_budget_spreads_over_the_priors_moves() -> None:
 def test_the_model_is_part_of_the_decision() -> None:
     """The kernel reads the weights after the named slots: other weights, other moves;
     an array without them is refused."""
-    params = strategies.make("mcts:iters=16").param_array()
+    params = strategies.make("mcts:iters=16,value=game,model=gen2").param_array()
     flat = params.copy()
     assert flat[ismcts.VALUE_BASE] == 0  # no value model: the prior follows at once
     flat[ismcts.VALUE_BASE + 2 :] = 0.0  # every move equally likely
@@ -189,20 +190,21 @@ def test_the_model_is_part_of_the_decision() -> None:
 
 
 def test_the_strategy_pins_its_model_like_learned(tmp_path: Path) -> None:
-    plain = strategies.make("mcts:prior=none")
+    plain = strategies.make("mcts:prior=none,value=game")
     assert isinstance(plain, MctsStrategy) and plain.model is None
     assert len(plain.param_array()) == ismcts.VALUE_BASE
-    guided = strategies.make("mcts")
+    assert strategies.make("mcts").values["model"] == MCTS_PRIOR_MODEL == "mix5"  # by name
+    guided = strategies.make(ROLLOUT_MCTS)
     assert isinstance(guided, MctsStrategy) and guided.model is not None
     sha = guided.values["sha"]
-    assert len(sha) == 16 and guided.values["model"] == MCTS_PRIOR_MODEL == "gen2"
+    assert len(sha) == 16 and guided.values["model"] == "gen2"
     np.testing.assert_array_equal(
         ismcts.prior_params(guided.param_array()), load_model(PRIOR_MODEL).param_array()
     )
     # a copy: recorded resolved; a changed file: refused by the recorded sha
     copy = tmp_path / "m.npz"
     shutil.copy(PRIOR_MODEL, copy)
-    spec = strategies.make(f"mcts:model={copy}").spec
+    spec = strategies.make(f"mcts:model={copy},value=game").spec
     assert f"model={copy.resolve()}" in spec and f"sha={sha}" in spec
     model = load_model(copy)
     copy.write_bytes(model_bytes(model.weights * 2.0, model.provenance))
@@ -226,18 +228,21 @@ def test_the_train_commands_default_teacher_is_the_library_default() -> None:
     assert inspect.signature(generate).parameters["teacher"].default == DEFAULT_TEACHER
     assert cli["hidden"].default == HIDDEN and int(cli["games"].default) == DEFAULT_GAMES
     assert cli["improve_iters"].default == 0  # stage 2 tunes linear models only
-    # the default teacher searches with the pinned gen2 prior, not with the default model
-    assert strategies.make(DEFAULT_TEACHER).values["model"] == "gen2"
+    # the default teacher is the rollout search, with the pinned gen2 prior
+    assert (
+        DEFAULT_TEACHER == ROLLOUT_MCTS
+        and strategies.make(DEFAULT_TEACHER).values["model"] == "gen2"
+    )
 
 
 def test_the_shipped_models_form_the_chain_the_readme_states() -> None:
     """gen1 was taught by the search without a prior; gen2 by the search with gen1 as its
-    prior (its teacher's spec pins gen1's SHA-256); the default (gen3, a hidden layer) by
-    the default search, whose prior is gen2 (pinned by name and SHA-256); ``model=gen1``
-    and ``model=gen2`` name those files, kept by name in the spec."""
+    prior (its teacher's spec pins gen1's SHA-256); gen3 (``default``, a hidden layer) by
+    the rollout search, the default before 2026-12, whose prior is gen2 (pinned by name and
+    SHA-256); ``model=gen1`` and ``model=gen2`` name those files, kept by name in the spec."""
     gen1 = load_model(MODELS_DIR / SHIPPED_MODELS["gen1"])
     gen2 = load_model(MODELS_DIR / SHIPPED_MODELS["gen2"])
-    default = load_model(DEFAULT_MODEL)
+    default = load_model(MODELS_DIR / SHIPPED_MODELS["gen3"])
     assert len({gen1.sha256, gen2.sha256, default.sha256}) == 3
     assert gen1.provenance["teacher"].startswith("mcts:iters=200,")
     assert "prior" not in gen1.provenance["teacher"]  # before the prior existed
@@ -245,8 +250,8 @@ def test_the_shipped_models_form_the_chain_the_readme_states() -> None:
     assert "prior=learned" in teacher and teacher.endswith(f"sha={gen1.sha256[:16]}")
     assert gen1.hidden is None and gen2.hidden is None
     teacher = default.provenance["teacher"]
-    # today's default search (its spec has grown vmodel and vsha, at their defaults, since)
-    assert strategies.make(teacher).spec == strategies.make("mcts").spec
+    # the rollout search (its spec has grown parameters since, at their neutral values)
+    assert strategies.make(teacher).spec == strategies.make(ROLLOUT_MCTS).spec
     assert teacher.endswith(f"model=gen2,sha={gen2.sha256[:16]}")
     assert default.hidden is not None and default.provenance["hidden_units"] == 16
     for name, model in (("gen1", gen1), ("gen2", gen2)):
@@ -259,25 +264,26 @@ def test_the_shipped_models_form_the_chain_the_readme_states() -> None:
     [
         # the mixed search (value model and rollouts at leaves, 256 iterations) over the
         # gen2 prior and the vgen1 value
-        ("mix1", "mcts:value=net,mix=0.75,iters=256", "gen2"),
+        ("mix1", "mcts:value=net,mix=0.75,iters=256,model=gen2,qinit=0", "gen2"),
         # the search with mix1 as its prior, its leaves half vgen1 and half rollouts (64
         # iterations)
-        ("mix2", "mcts:model=mix1,value=net,mix=0.5", "mix1"),
+        ("mix2", "mcts:model=mix1,value=net,mix=0.5,iters=64,qinit=0", "mix1"),
         # the next generation: the same search with mix2 as its prior
-        ("mix3", "mcts:model=mix2,value=net,mix=0.5", "mix2"),
+        ("mix3", "mcts:model=mix2,value=net,mix=0.5,iters=64,qinit=0", "mix2"),
         # and the next: the search with mix3 as its prior, the root's moves started from
         # the value (qinit=3)
-        ("mix4", "mcts:model=mix3,value=net,mix=0.5,qinit=3", "mix3"),
+        ("mix4", "mcts:model=mix3,value=net,mix=0.5,iters=64,qinit=3", "mix3"),
         # the same search with mix4 as its prior
-        ("mix5", "mcts:model=mix4,value=net,mix=0.5,qinit=3", "mix4"),
+        ("mix5", "mcts:model=mix4,value=net,mix=0.5,iters=64,qinit=3", "mix4"),
         # the same search with mix5 as its prior
-        ("mix6", "mcts:model=mix5,value=net,mix=0.5,qinit=3", "mix5"),
+        ("mix6", "mcts:model=mix5,value=net,mix=0.5,iters=64,qinit=3", "mix5"),
     ],
 )
 def test_a_mixed_prior_names_its_teacher_and_plays_by_name(
     name: str, teacher_spec: str, parent: str
 ) -> None:
-    """Each prior of the mixed line was taught by today's code's ``teacher_spec``, whose
+    """Each prior of the mixed line was taught by ``teacher_spec`` (written in full: the
+    defaults moved since), whose
     spec pins its parent prior by SHA-256, so the chain of priors can be followed file
     by file; by name it is a ``learned`` model and mcts's prior (not a path), and it is
     not any other shipped file."""

@@ -20,9 +20,12 @@ from strategies import StrategyError
 from strategies.learned_model import load_model
 
 # linear models (hidden 0) fit in a second; the command's own test fits a hidden layer
-TINY: dict[str, Any] = {"games": 10, "teacher": "mcts:iters=4", "hidden": 0, "check_games": 2,
+#: a tiny rollout search (value=game, gen2 prior: the default teacher's kind, spelled out
+#: since the defaults moved in 2026-12)
+TEACHER = "mcts:iters=4,value=game,model=gen2"
+TINY: dict[str, Any] = {"games": 10, "teacher": TEACHER, "hidden": 0, "check_games": 2,
                         "gate_games": 6}  # fmt: skip
-TINY_ARGS = ("-n", "10", "--teacher", "mcts:iters=4", "--check-games", "2")
+TINY_ARGS = ("-n", "10", "--teacher", TEACHER, "--check-games", "2")
 
 
 def test_the_champion_changes_only_when_the_gate_shows_the_new_prior_stronger(
@@ -71,7 +74,7 @@ def test_a_chain_is_fixed_by_its_seed_and_its_first_generation_is_train(
     whole.mkdir()
     cut.mkdir()
     train_prior_chain(whole / "m.npz", generations=3, seed=4, **TINY)
-    single = run_training(tmp_path / "single.npz", seed=4, games=10, teacher="mcts:iters=4",
+    single = run_training(tmp_path / "single.npz", seed=4, games=10, teacher=TEACHER,
                           hidden=0, check_games=2)  # fmt: skip
 
     def stop_after_two(gen: Generation) -> None:
@@ -132,7 +135,15 @@ def test_a_chain_without_a_promotion_does_not_write_out(
 
 def test_chain_settings_that_cannot_run_are_refused_in_one_line(tmp_path: Path) -> None:
     out = tmp_path / "m.npz"
-    base = ("train", "--out", str(out), "-n", "10", "--teacher", "mcts:iters=4")
+    base = (
+        "train",
+        "--out",
+        str(out),
+        "-n",
+        "10",
+        "--teacher",
+        TEACHER,
+    )
     gate = ("--gate-games", "6")
     for extra, words in (
         (("--generations", "0"), ["--generations"]),

@@ -173,13 +173,15 @@ def test_value_net_search_binds_and_pins_its_model() -> None:
     vals = ismcts.value_params(params)
     assert np.array_equal(vals, load_value_model(SHIPPED_VALUE).param_array())
     prior = ismcts.prior_params(params)
-    assert np.array_equal(prior, strategies.make("mcts").param_array()[ismcts.VALUE_BASE + 1 :])
+    rollout = strategies.make("mcts:value=game").param_array()  # the same prior, no value model
+    assert np.array_equal(prior, rollout[ismcts.VALUE_BASE + 1 :])
     with pytest.raises(StrategyError, match="SHA-256"):
         strategies.make("mcts:value=net,vsha=0000000000000000")
 
 
 @pytest.mark.parametrize(
-    "spec", ["mcts:vmodel=vgen1x", "mcts:value=round,vsha=abc", "mcts:value=game,vmodel=x.npz"]
+    "spec",
+    ["mcts:value=game,vmodel=vgen1x", "mcts:value=round,vsha=abc", "mcts:value=game,vmodel=x.npz"],
 )
 def test_value_model_settings_without_value_net_are_refused(spec: str) -> None:
     with pytest.raises(InertParameterError, match="value=net"):

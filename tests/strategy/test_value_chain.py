@@ -24,7 +24,15 @@ from haggis_sim.training.value_train import train_value
 from strategies import StrategyError
 from strategies.learned_model import load_value_model
 
-TINY: dict[str, Any] = {"games": 10, "teacher": "mcts:iters=4", "units": 3, "gate_games": 6}
+#: a tiny rollout search (value=game, gen2 prior: the default teacher's kind, spelled out
+#: since the defaults moved in 2026-12)
+TEACHER = "mcts:iters=4,value=game,model=gen2"
+TINY: dict[str, Any] = {
+    "games": 10,
+    "teacher": TEACHER,
+    "units": 3,
+    "gate_games": 6,
+}
 
 
 def test_the_champion_changes_only_when_the_gate_shows_the_new_search_stronger(
@@ -59,7 +67,7 @@ def test_a_chain_without_a_promotion_does_not_write_out(
 ) -> None:
     planted(monkeypatch, 3, {})  # every generation even with its champion
     out = tmp_path / "v.npz"
-    args = ("-n", "10", "--teacher", "mcts:iters=4", "--hidden", "3", "--gate-games", "6",
+    args = ("-n", "10", "--teacher", TEACHER, "--hidden", "3", "--gate-games", "6",
             "--seed", "3")  # fmt: skip
     res = invoke("train-value", "--out", str(out), *args, "--generations", "2")
     assert res.exit_code == 1, (res.stdout, res.stderr)
@@ -126,7 +134,15 @@ def test_generation_seeds_are_distinct_and_in_the_runners_range() -> None:
 
 def test_chain_settings_that_cannot_run_are_refused_in_one_line(tmp_path: Path) -> None:
     out = tmp_path / "v.npz"
-    base = ("train-value", "--out", str(out), "-n", "10", "--teacher", "mcts:iters=4")
+    base = (
+        "train-value",
+        "--out",
+        str(out),
+        "-n",
+        "10",
+        "--teacher",
+        TEACHER,
+    )
     gate = ("--gate-games", "6")
     for extra, words in (
         (("--generations", "0"), ["--generations"]),
@@ -184,7 +200,8 @@ def test_ctrl_c_during_self_play_stops_the_workers_at_once(tmp_path: Path) -> No
     out = tmp_path / "v.npz"
     proc = subprocess.Popen(
         [sys.executable, "-m", "haggis_sim.cli", "train-value", "--out", str(out),
-         "--games", "4000", "--teacher", "mcts:iters=32", "--gate-games", "10",
+         "--games", "4000", "--teacher", "mcts:iters=32,value=game,model=gen2",
+         "--gate-games", "10",
          "--generations", "2", "--jobs", "2"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -212,7 +229,15 @@ def test_an_unwritable_folder_is_refused_before_any_game(monkeypatch: pytest.Mon
 
     monkeypatch.setattr(value_train, "generate_values", no_play)
     monkeypatch.setattr(value_chain, "generate_values", no_play)
-    base = ("train-value", "--out", "/proc/haggis-v.npz", "-n", "10", "--teacher", "mcts:iters=4")
+    base = (
+        "train-value",
+        "--out",
+        "/proc/haggis-v.npz",
+        "-n",
+        "10",
+        "--teacher",
+        TEACHER,
+    )
     for extra in ((), ("--gate-games", "6", "--generations", "2")):
         one_line_error(invoke(*base, *extra), "cannot write --out /proc/haggis-v.npz")
     one_line_error(

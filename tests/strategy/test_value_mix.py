@@ -132,14 +132,14 @@ def _moves_digest(spec: str, tmp: Path, players: int) -> str:
 @pytest.mark.parametrize("players", [2, 3])
 def test_mix_zero_decides_as_the_game_value(players: int, tmp_path: Path) -> None:
     """mix=0 weighs only the rollout: every logged move (bets included) is value=game's."""
-    game = _moves_digest("mcts:iters=24", tmp_path, players)
-    assert _moves_digest("mcts:iters=24,value=net,mix=0", tmp_path, players) == game
-    assert _moves_digest("mcts:iters=24,value=net,mix=0.5", tmp_path, players) != game
+    game = _moves_digest("mcts:iters=24,value=game", tmp_path, players)
+    assert _moves_digest("mcts:iters=24,value=net,mix=0,qinit=0", tmp_path, players) == game
+    assert _moves_digest("mcts:iters=24,value=net,mix=0.5,qinit=0", tmp_path, players) != game
 
 
 def test_mix_without_the_net_value_is_refused_and_bounded() -> None:
     with pytest.raises(InertParameterError, match="value=net") as info:
-        strategies.make("mcts:mix=0.5")
+        strategies.make("mcts:value=game,mix=0.5")
     assert "no value estimate to mix with rollouts" in str(info.value)
     with pytest.raises(strategies.StrategyError, match=r"mix must be in \[0.0, 1.0\]"):
         strategies.make("mcts:value=net,mix=1.5")
@@ -176,10 +176,10 @@ def test_the_bet_scores_cut_their_rollouts_at_the_horizon() -> None:
 
 def test_horizon_without_a_mixed_rollout_is_refused_and_bounded() -> None:
     with pytest.raises(InertParameterError, match="value=net") as info:
-        strategies.make("mcts:horizon=8")
+        strategies.make("mcts:value=game,horizon=8")
     assert "no value estimate to end a cut rollout with" in str(info.value)
     with pytest.raises(InertParameterError, match="mix=1"):
-        strategies.make("mcts:value=net,horizon=8")
+        strategies.make("mcts:value=net,mix=1,horizon=8")
     for bad in ("-1", "1001"):
         with pytest.raises(strategies.StrategyError, match=r"horizon must be in \[0, 1000\]"):
             strategies.make(f"mcts:value=net,mix=0.5,horizon={bad}")
@@ -188,16 +188,16 @@ def test_horizon_without_a_mixed_rollout_is_refused_and_bounded() -> None:
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_qinit_plays_other_moves_than_the_search_without_it(players: int, tmp_path: Path) -> None:
-    """qinit=3 moves logged decisions. (qinit=0 is the default, the very spec without it;
-    that it plays as the search before the parameter existed is pinned by the value=net
-    cases of test_mcts_pinned_decisions.)"""
-    plain = _moves_digest("mcts:iters=24,value=net,mix=0.5", tmp_path, players)
+    """qinit=3 moves logged decisions. (qinit=0, the default before 2026-12, plays as the
+    search before the parameter existed: pinned by the value=net cases of
+    test_mcts_pinned_decisions.)"""
+    plain = _moves_digest("mcts:iters=24,value=net,mix=0.5,qinit=0", tmp_path, players)
     assert _moves_digest("mcts:iters=24,value=net,mix=0.5,qinit=3", tmp_path, players) != plain
 
 
 def test_qinit_without_the_net_value_or_the_prior_is_refused_and_bounded() -> None:
     with pytest.raises(InertParameterError, match="value=net") as info:
-        strategies.make("mcts:qinit=3")
+        strategies.make("mcts:value=game,qinit=3")
     assert "no value estimate to start the root's moves with" in str(info.value)
     with pytest.raises(InertParameterError, match="prior=none"):
         strategies.make("mcts:value=net,prior=none,qinit=3")

@@ -1,0 +1,168 @@
+"""The defaults that moved on evidence in 2026-12, and what keeps older specs replaying.
+
+What is guarded: bare ``mcts`` is the candidate the benchmarks measured (24 iterations,
+mix5 prior, mixed leaf value, qinit=3) and bare ``learned`` plays mix6; the players of
+before stay reachable by name and are recorded letter for letter as they were; an inert
+parameter takes its neutral value when unsaid and is refused when given another; a
+recorded spec that predates mix, qinit or horizon replays the search it recorded; and
+everything that must not move with the defaults (training teachers, the studies' judging
+search, the shipped experiments) names the old players in full.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import strategies
+from haggis_sim.cli.train import train as train_command
+from haggis_sim.cli.train_value import train_value as train_value_command
+from haggis_sim.experiment import load_experiment
+from haggis_sim.training.positions import DEFAULT_TEACHER
+from haggis_sim.training.value_train import DEFAULT_VALUE_TEACHER
+from strategies import analysis
+from strategies.base import InertParameterError, parse_spec
+from strategies.builtin import GEN3_LEARNED, MCTS_NEUTRAL, ROLLOUT_MCTS, MctsStrategy
+from strategies.learned_model import MODELS_DIR, SHIPPED_MODELS, load_model
+
+ROOT = Path(__file__).resolve().parents[2]
+#: the spec a run recorded for bare ``mcts`` before 2026-12 (a manifest of 2026-11-29)
+OLD_DEFAULT_RECORDED = (
+    "mcts:iters=64,c=0.7,rollout=greedy,ms=0.0,value=game,bets=search,prior=learned,"
+    "model=gen2,sha=321ac0402874c213,vmodel=vgen1,vsha=,mix=1.0,qinit=0.0,horizon=0"
+)
+#: the candidate whose benchmarks moved the default (docs/strategies.md)
+EVIDENCED = "mcts:model=mix5,value=net,mix=0.5,iters=24,qinit=3"
+
+
+def spec(text: str) -> str:
+    return strategies.make(text).spec
+
+
+def test_bare_mcts_is_the_candidate_the_benchmarks_measured() -> None:
+    assert spec("mcts") == spec(EVIDENCED)
+    values = strategies.make("mcts").values
+    assert (values["iters"], values["value"], values["model"]) == (24, "net", "mix5")
+    assert (values["mix"], values["qinit"], values["horizon"]) == (0.5, 3.0, 0)
+
+
+def test_the_rollout_search_is_recorded_as_the_old_default_was() -> None:
+    """ROLLOUT_MCTS written out is, letter for letter, what bare mcts recorded before, and
+    that recorded spec replays as the same strategy (same parameter array)."""
+    assert spec(ROLLOUT_MCTS) == OLD_DEFAULT_RECORDED
+    assert spec(OLD_DEFAULT_RECORDED) == OLD_DEFAULT_RECORDED
+    a, b = strategies.make(ROLLOUT_MCTS), strategies.make(OLD_DEFAULT_RECORDED)
+    assert np.array_equal(a.param_array(), b.param_array())
+    assert not np.array_equal(a.param_array(), strategies.make("mcts").param_array())
+
+
+def test_bare_learned_plays_mix6_and_the_third_generation_keeps_its_names() -> None:
+    mix6 = load_model(MODELS_DIR / SHIPPED_MODELS["mix6"]).sha256[:16]
+    gen3 = load_model(MODELS_DIR / SHIPPED_MODELS["default"]).sha256[:16]
+    assert mix6 != gen3
+    assert spec("learned") == f"learned:model=mix6,sha={mix6}"
+    assert spec(GEN3_LEARNED) == f"learned:model=default,sha={gen3}"  # as its runs recorded
+    assert spec("learned:model=gen3") == f"learned:model=gen3,sha={gen3}"
+
+
+@pytest.mark.parametrize(
+    ("text", "settled"),
+    [
+        ("mcts:value=game", {"mix": 1.0, "qinit": 0.0, "horizon": 0, "vsha": ""}),
+        ("mcts:value=round", {"mix": 1.0, "qinit": 0.0, "horizon": 0}),
+        ("mcts:prior=none", {"model": "gen2", "sha": "", "qinit": 0.0, "mix": 0.5}),
+        ("mcts:mix=1", {"horizon": 0, "qinit": 3.0}),
+        ("mcts:value=game,mix=1.0,qinit=0.0,horizon=0", {"mix": 1.0, "qinit": 0.0}),
+    ],
+)
+def test_an_inert_parameter_left_unsaid_takes_its_neutral_value(
+    text: str, settled: dict[str, object]
+) -> None:
+    values = strategies.make(text).values
+    assert {k: values[k] for k in settled} == settled
+    assert all(MCTS_NEUTRAL[k] == v for k, v in settled.items() if k not in ("mix", "qinit"))
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("mcts:value=game,mix=0.5", "mix=0.5"),
+        ("mcts:value=game,qinit=3", "qinit=3.0"),
+        ("mcts:value=round,vmodel=vgen1x", "vmodel=vgen1x"),
+        ("mcts:prior=none,model=mix5", "model=mix5"),
+        ("mcts:prior=none,qinit=3", "qinit=3.0"),
+        ("mcts:mix=1,horizon=5", "horizon=5"),
+        ("mcts:value=game,horizon=5", "horizon=5"),
+    ],
+)
+def test_an_inert_parameter_given_another_value_is_refused(text: str, named: str) -> None:
+    with pytest.raises(InertParameterError, match=f"^mcts: {named} has no effect"):
+        strategies.make(text)
+
+
+def test_a_spec_without_a_sha_takes_todays_defaults() -> None:
+    values = strategies.make("mcts:value=net,model=mix2").values
+    assert (values["mix"], values["qinit"], values["iters"]) == (0.5, 3.0, 24)
+
+
+def test_a_recorded_spec_older_than_mix_and_qinit_replays_its_search() -> None:
+    """Specs recorded with value=net before mix existed (it was 1 then) and with mix
+    before qinit existed (0 then) name a sha: the unsaid parameters take their neutral
+    value, not today's defaults; given, they are kept."""
+    prior = strategies.make("mcts:model=mix2").values["sha"]
+    vsha = strategies.make("mcts").values["vsha"]
+    head = f"mcts:iters=64,value=net,model=mix2,sha={prior},vmodel=vgen1,vsha={vsha}"
+    before_mix = strategies.make(head).values
+    assert (before_mix["mix"], before_mix["qinit"], before_mix["horizon"]) == (1.0, 0.0, 0)
+    before_qinit = strategies.make(head + ",mix=0.5").values
+    assert (before_qinit["mix"], before_qinit["qinit"]) == (0.5, 0.0)
+    said = strategies.make(head + ",mix=0.5,qinit=3").values
+    assert said["qinit"] == 3.0
+
+
+def test_training_and_the_studies_keep_the_rollout_search() -> None:
+    """The default teachers of train and train-value, in the library and on the command
+    line, and the studies' judging search, are the rollout search, not bare mcts."""
+    assert DEFAULT_TEACHER == DEFAULT_VALUE_TEACHER == ROLLOUT_MCTS
+    for command in (train_command, train_value_command):
+        assert inspect.signature(command).parameters["teacher"].default == ROLLOUT_MCTS
+    rollout = MctsStrategy(**parse_spec(ROLLOUT_MCTS)[1]).param_array()
+    assert np.array_equal(analysis._prior_params(), rollout)
+
+
+def _recorded_strategies(summary: dict[str, object]) -> dict[tuple[str, str], list[str]]:
+    """(population, arm) -> the full specs the shipped summary recorded."""
+    out = {}
+    for pop in summary.get("populations") or [{"name": "", "summary": summary}]:  # type: ignore[attr-defined]
+        for arm in pop["summary"]["arms"]:
+            out[pop["name"], arm["name"]] = arm["strategies"]
+    return out
+
+
+def test_shipped_experiments_play_the_players_their_reports_recorded() -> None:
+    """Every arm of every shipped experiment, as its file stands, plays exactly the
+    strategies its report recorded (before the defaults moved), and every study is
+    followed in play by the heuristic and the third-generation learned player."""
+    checked = 0
+    gen3 = spec(GEN3_LEARNED)
+    for path in sorted((ROOT / "experiments").glob("*.toml")):
+        exp = load_experiment(path)
+        summary = json.loads((ROOT / "reports" / path.stem / "summary.json").read_text())
+        recorded = _recorded_strategies(summary)
+        for pop in exp.populations or (None,):
+            for arm in exp.arms:
+                played = pop.apply(arm) if pop is not None else arm
+                key = (pop.name if pop is not None else "", arm.name)
+                assert [spec(s) for s in played.strategies] == [spec(s) for s in recorded[key]], (
+                    path.name,
+                    key,
+                )
+                checked += 1
+        for study in tomllib.loads(path.read_text()).get("studies", []):
+            assert [spec(b) for b in study["followed_bases"]] == [spec("heuristic"), gen3]
+    assert checked >= 40
