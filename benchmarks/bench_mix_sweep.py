@@ -30,7 +30,9 @@ from _results import add_out_option, recorded
 
 from haggis_sim.training.gate import match
 
-DEFAULT = "mcts"
+DEFAULT = (
+    "mcts:iters=64,value=game,model=gen2"  # the default search of the sweep's day (2026-11-28)
+)
 #: (iterations, mix) of every row: each setting the screen of 2026-11-28 tried before the
 #: benchmark's settings were chosen, and the controls (mix=0: rollouts only; mix=1: none)
 SCREEN = (
@@ -57,7 +59,7 @@ def measure(games: int, jobs: int) -> None:
           "[95% interval] | seconds |")  # fmt: skip
     print("|---|---|---|---|---|")
     for iters, mix in SCREEN:
-        spec = f"mcts:value=net,mix={mix},iters={iters}"
+        spec = f"mcts:value=net,mix={mix},iters={iters},model=gen2,qinit=0"  # as of 2026-11-28
         t0 = time.monotonic()
         cells = []
         for players in (2, 3):

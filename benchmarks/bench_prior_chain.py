@@ -7,7 +7,7 @@ temporary folder, watching its process tree's memory, then prints per generation
 champion it imitated, its self-play, fit and gate times (from the generation
 file's provenance), its held-out agreement with that champion and its win rates as a
 ``learned`` player against the heuristic, and its gates with their 95% Wilson intervals,
-then, when a generation was promoted, the last one against today's defaults (its search
+then, when a generation was promoted, the last one against the defaults before 2026-12 (its search
 against the default ``mcts``, the model as ``learned`` against the default ``learned``),
 and writes the tables to ``benchmarks/results/bench_prior_chain.md`` (``--out``), which
 the docs include.
@@ -36,8 +36,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--versus-games", type=int, default=2000,
-                        help="games of the last promoted generation against today's defaults "
-                        "(2 players; half as many with 3)")  # fmt: skip
+                        help="games of the last promoted generation against the defaults "
+                        "before 2026-12 (2 players; half as many with 3)")  # fmt: skip
     parser.add_argument("--value-units", type=int, default=0,
                         help="joint generations: also a leaf value of this many hidden units "
                         "(default 0: the prior alone)")  # fmt: skip
@@ -120,25 +120,26 @@ def _value_table(out: Path, generations: int) -> None:
 
 
 def _versus_today(out: Path, opts: argparse.Namespace) -> None:
-    """The last promoted model against today's defaults, on the issue's terms: its search
+    """The last promoted model against the defaults before 2026-12, on the issue's terms: its search
     (the default search with it as prior) against the default ``mcts``, and the model as
     a ``learned`` player against the default ``learned``."""
     from haggis_sim.training.gate import match
 
     print()
-    print("The last promoted generation (OUT) against today's defaults (rotated seats, every "
-          "preset in turn, 95% Wilson intervals; with 3 players one against two):\n")  # fmt: skip
+    print("The last promoted generation (OUT) against the defaults before 2026-12 (rotated "
+          "seats, every preset in turn, 95% Wilson intervals; with 3 players one against "
+          "two):\n")  # fmt: skip
     print("| player | against | players | wins of games | rate [95%] |")
     print("|---|---|---|---|---|")
-    search = f"mcts:model={out}"
+    search = f"mcts:model={out},iters=64,value=game"  # the rollout search with OUT as prior
     if opts.value_units:
         from haggis_sim.training.prior_chain import value_companion
 
-        search += f",value=net,vmodel={value_companion(out)}"
+        search = f"mcts:model={out},iters=64,value=net,vmodel={value_companion(out)},mix=1,qinit=0"
     for cand, opp, games, players in (
-        (search, "mcts", opts.versus_games, 2),
-        (search, "mcts", opts.versus_games // 2, 3),
-        (f"learned:model={out}", "learned", opts.versus_games, 2),
+        (search, "mcts:iters=64,value=game,model=gen2", opts.versus_games, 2),
+        (search, "mcts:iters=64,value=game,model=gen2", opts.versus_games // 2, 3),
+        (f"learned:model={out}", "learned:model=default", opts.versus_games, 2),
     ):
         r = match(cand, opp, games, players, opts.seed, opts.jobs)
         lo, hi = r.interval

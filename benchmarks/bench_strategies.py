@@ -28,13 +28,19 @@ from haggis_sim.selfplay import seat_positions
 from strategies import make
 
 # the default search until 2026-11-27: 200 iterations, no learned prior at the root
-OLD_MCTS = "mcts:iters=200,prior=none"
+OLD_MCTS = "mcts:iters=200,prior=none,value=game"
+# the default search and learned model until 2026-12 (strategies.builtin.ROLLOUT_MCTS,
+# GEN3_LEARNED): 64 iterations, gen2 prior, greedy rollouts; the third-generation model
+ROLLOUT_MCTS = "mcts:iters=64,value=game,model=gen2"
+GEN3_LEARNED = "learned:model=default"
 PAIRINGS = [
     ("greedy", "random", 6000),
     ("heuristic", "greedy", 12000),
     ("mcts", "heuristic", 2400),
     (OLD_MCTS, "heuristic", 600),
     ("mcts", OLD_MCTS, 600),
+    ("mcts", ROLLOUT_MCTS, 600),
+    (ROLLOUT_MCTS, "heuristic", 600),
     ("mcts", "mcts:prior=none", 600),
     ("mcts:iters=16", "heuristic", 600),
     ("mcts:iters=256", "heuristic", 600),
@@ -48,6 +54,7 @@ PAIRINGS = [
     # the second-generation (linear) model, the default until the hidden layer came
     ("learned:model=gen2", "heuristic", 2400),
     ("learned", "learned:model=gen2", 1200),
+    ("learned", GEN3_LEARNED, 1200),
 ]
 
 

@@ -1,5 +1,6 @@
-"""The learned leaf value (``mcts:value=net``) against today's default search: strength,
-speed, decision time, and what training the value costs.
+"""The learned leaf value (``mcts:value=net``) against the default search before 2026-12
+(greedy rollouts): strength, speed, decision time, and what training the value costs; the
+search that is the default since 2026-12 is the first candidate.
 
 Run from the repository root: ``python benchmarks/bench_value.py`` (``--scale 0.25`` for a
 quick look, ``--train`` to also time ``haggis-sim train-value`` with the shipped value
@@ -34,8 +35,11 @@ import numpy as np
 from _results import ROOT, add_out_option, recorded, run_watched
 from bench_strategies import decision_times, match
 
-DEFAULT = "mcts"  # today's default search: 64 iterations, greedy rollouts, gen2 prior
-CANDIDATES = ("mcts:value=net", "mcts:value=net,iters=128")
+#: the default search before 2026-12 (strategies.builtin.ROLLOUT_MCTS): 64 iterations, greedy
+#: rollouts, gen2 prior; every candidate of this file was measured against it
+DEFAULT = "mcts:iters=64,value=game,model=gen2"
+#: the search that is the default since 2026-12, and the first value=net search as it was
+CANDIDATES = ("mcts", "mcts:value=net,model=gen2,iters=64,mix=1,qinit=0")
 #: the shipped value model's recipe (strategies/models/value-gen1.npz)
 TRAIN = ["train-value", "--games", "6000", "--seed", "1", "--gate-games", "1000"]
 SHIPPED = ROOT / "strategies" / "models" / "value-gen1.npz"
@@ -64,7 +68,7 @@ def main() -> None:
     parser.add_argument("--candidates", default=";".join(CANDIDATES),
                         help="specs to measure, separated by ';'")  # fmt: skip
     parser.add_argument("--default", default=DEFAULT,
-                        help="the opponent and speed baseline (default: today's mcts)")  # fmt: skip
+                        help="opponent and speed baseline (default: the rollout mcts)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=2026, help="run seed of the matches' deals")
     parser.add_argument("--repeats", type=int, default=3, help="speed repeats per spec")
     parser.add_argument("--train", action="store_true", help="also time train-value")
