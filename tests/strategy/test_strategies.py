@@ -296,8 +296,9 @@ def test_observation_array_zeroes_other_hands_and_the_haggis(
     ("spec", "rows"),
     [
         ("heuristic", 12),
-        ("mcts:iters=20", 8),
-        ("mcts:iters=20,value=net", 8),
+        ("mcts", 8),  # the default since 2026-12: mix5 prior, mixed leaves, qinit=3
+        ("mcts:iters=20,value=game,model=gen2", 8),  # the rollout search
+        ("mcts:iters=20,value=net,mix=1,qinit=0", 8),
         ("mcts:iters=20,value=net,mix=0.5,qinit=3", 8),
         ("mcts:iters=20,value=net,mix=0.5,horizon=4", 8),
         ("random:bet=0.3", 12),
