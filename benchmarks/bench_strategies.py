@@ -158,7 +158,7 @@ def measure(opts: argparse.Namespace) -> None:
             continue
         print("| strategy | decisions timed | mean ms/decision | p95 | max |")
         print("|---|---|---|---|---|")
-        for spec in ("mcts:iters=16", "mcts", "mcts:iters=256", OLD_MCTS):
+        for spec in ("mcts:iters=16", "mcts", "mcts:iters=256", ROLLOUT_MCTS, OLD_MCTS):
             mean, p95, mx, n = decision_times(spec, players, opts.timing_games)
             print(f"| {spec} | {n:,} | {mean:.2f} | {p95:.2f} | {mx:.2f} |", flush=True)
         print()
