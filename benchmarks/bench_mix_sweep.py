@@ -29,10 +29,9 @@ import time
 from _results import add_out_option, recorded
 
 from haggis_sim.training.gate import match
+from strategies.builtin import ROLLOUT_MCTS
 
-DEFAULT = (
-    "mcts:iters=64,value=game,model=gen2"  # the default search of the sweep's day (2026-11-28)
-)
+DEFAULT = ROLLOUT_MCTS  # the default search of the sweep's day (2026-11-28)
 #: (iterations, mix) of every row: each setting the screen of 2026-11-28 tried before the
 #: benchmark's settings were chosen, and the controls (mix=0: rollouts only; mix=1: none)
 SCREEN = (

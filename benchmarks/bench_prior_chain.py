@@ -124,6 +124,7 @@ def _versus_today(out: Path, opts: argparse.Namespace) -> None:
     (the default search with it as prior) against the default ``mcts``, and the model as
     a ``learned`` player against the default ``learned``."""
     from haggis_sim.training.gate import match
+    from strategies.builtin import GEN3_LEARNED, ROLLOUT_MCTS
 
     print()
     print("The last promoted generation (OUT) against the defaults before 2026-12 (rotated "
@@ -137,9 +138,9 @@ def _versus_today(out: Path, opts: argparse.Namespace) -> None:
 
         search = f"mcts:model={out},iters=64,value=net,vmodel={value_companion(out)},mix=1,qinit=0"
     for cand, opp, games, players in (
-        (search, "mcts:iters=64,value=game,model=gen2", opts.versus_games, 2),
-        (search, "mcts:iters=64,value=game,model=gen2", opts.versus_games // 2, 3),
-        (f"learned:model={out}", "learned:model=default", opts.versus_games, 2),
+        (search, ROLLOUT_MCTS, opts.versus_games, 2),
+        (search, ROLLOUT_MCTS, opts.versus_games // 2, 3),
+        (f"learned:model={out}", GEN3_LEARNED, opts.versus_games, 2),
     ):
         r = match(cand, opp, games, players, opts.seed, opts.jobs)
         lo, hi = r.interval

@@ -26,13 +26,10 @@ from haggis_sim.runner.run import RunConfig, execute
 from haggis_sim.runner.summary import summarize
 from haggis_sim.selfplay import seat_positions
 from strategies import make
+from strategies.builtin import GEN3_LEARNED, ROLLOUT_MCTS
 
 # the default search until 2026-11-27: 200 iterations, no learned prior at the root
 OLD_MCTS = "mcts:iters=200,prior=none,value=game"
-# the default search and learned model until 2026-12 (strategies.builtin.ROLLOUT_MCTS,
-# GEN3_LEARNED): 64 iterations, gen2 prior, greedy rollouts; the third-generation model
-ROLLOUT_MCTS = "mcts:iters=64,value=game,model=gen2"
-GEN3_LEARNED = "learned:model=default"
 PAIRINGS = [
     ("greedy", "random", 6000),
     ("heuristic", "greedy", 12000),

@@ -35,9 +35,11 @@ import numpy as np
 from _results import ROOT, add_out_option, recorded, run_watched
 from bench_strategies import decision_times, match
 
-#: the default search before 2026-12 (strategies.builtin.ROLLOUT_MCTS): 64 iterations, greedy
+from strategies.builtin import ROLLOUT_MCTS
+
+#: the default search before 2026-12: 64 iterations, greedy
 #: rollouts, gen2 prior; every candidate of this file was measured against it
-DEFAULT = "mcts:iters=64,value=game,model=gen2"
+DEFAULT = ROLLOUT_MCTS
 #: the search that is the default since 2026-12, and the first value=net search as it was
 CANDIDATES = ("mcts", "mcts:value=net,model=gen2,iters=64,mix=1,qinit=0")
 #: the shipped value model's recipe (strategies/models/value-gen1.npz)

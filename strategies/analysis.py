@@ -305,10 +305,10 @@ def _prior_params() -> np.ndarray:
     2026-12: gen2 as prior, leaves valued by rollouts), whose alternatives and figures
     the decision analyses published; the value-net default is not what they measure.
     """
-    from .base import parse_spec
-    from .builtin import ROLLOUT_MCTS, MctsStrategy
+    from .builtin import ROLLOUT_MCTS
+    from .registry import make
 
-    return MctsStrategy(**parse_spec(ROLLOUT_MCTS)[1]).param_array()
+    return make(ROLLOUT_MCTS).param_array()
 
 
 def root_visits(

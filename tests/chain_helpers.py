@@ -10,6 +10,10 @@ from haggis_sim.training import gate
 from haggis_sim.training.chain import generation_seed
 from haggis_sim.training.gate import MatchResult
 
+#: the chains' tiny teacher: a rollout search (value=game, gen2 prior: the default
+#: teacher's kind, spelled out since the defaults moved in 2026-12)
+TEACHER = "mcts:iters=4,value=game,model=gen2"
+
 
 def planted(monkeypatch: pytest.MonkeyPatch, seed: int, wins_2p: dict[int, int]) -> list[tuple]:
     """Replace the gate's match by a planted one: generation k of the chain of ``seed``

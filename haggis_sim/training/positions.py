@@ -23,6 +23,7 @@ from haggis_sim.outputs import write_file_atomically
 from haggis_sim.presets import PRESETS
 from haggis_sim.selfplay import play_out
 from strategies import CompiledStrategy, StrategyError, is_compiled, ismcts, kernels, make
+from strategies.builtin import ROLLOUT_MCTS
 from strategies.learned_features import FEATURES, decision_features
 
 from .split import holdout_mask, is_holdout
@@ -31,12 +32,11 @@ from .value_rows import ValueRecorder, ValueRows
 
 TRAIN_ALTERNATIVES = 24  # actions kept per training decision (chosen and visited included)
 OPPONENTS = ("teacher", "heuristic", "greedy")
-# The teacher of the shipped model: the default search, whose prior is pinned to the
-# shipped second-generation model (``mcts:model=gen2``), so the teacher does not change
-# when a new default model ships. gen1 was taught by "mcts:iters=200,prior=none".
-#: the search that teaches by default: mcts as it was before its defaults moved in 2026-12
-#: (strategies.builtin.ROLLOUT_MCTS, a test checks), so every shipped generation retrains
-DEFAULT_TEACHER = "mcts:iters=64,value=game,model=gen2"
+#: the search that teaches by default, the teacher of the shipped third generation: mcts as
+#: it was before its defaults moved in 2026-12 (gen2 as prior, rollouts), pinned by its full
+#: spec so neither a new default search nor a new default model changes it. gen1 was
+#: taught by "mcts:iters=200,prior=none" (today: with value=game).
+DEFAULT_TEACHER = ROLLOUT_MCTS
 BATCH = 4  # games per worker task
 
 

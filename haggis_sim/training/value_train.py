@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from strategies import CompiledStrategy, StrategyError
+from strategies.builtin import ROLLOUT_MCTS
 from strategies.learned_model import Hidden
 from strategies.value_features import VALUE_FEATURES
 
@@ -26,8 +27,8 @@ from .provenance import stamp
 from .split import HOLDOUT_EVERY, SPLIT_RULE
 from .value_data import VALUE_UNITS, ValueRows, fit_value, generate_values
 
-#: generation 1's teacher: mcts before 2026-12 (greedy rollouts; strategies.builtin.ROLLOUT_MCTS)
-DEFAULT_VALUE_TEACHER = "mcts:iters=64,value=game,model=gen2"
+#: generation 1's teacher: mcts before 2026-12 (greedy rollouts)
+DEFAULT_VALUE_TEACHER = ROLLOUT_MCTS
 MAX_VALUE_GAMES = 50_000  # rows take about 0.1 MB a game; the fit about 3x that
 MAX_VALUE_UNITS = 64
 

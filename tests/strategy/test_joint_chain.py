@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from chain_helpers import planted
+from chain_helpers import TEACHER, planted
 from cli_helpers import invoke, one_line_error
 
 from haggis_sim.training import gate
@@ -29,21 +29,9 @@ from haggis_sim.training.value_rows import ValueRecorder
 from strategies import StrategyError
 from strategies.learned_model import load_model, load_value_model
 
-#: a tiny rollout search (value=game, gen2 prior: the default teacher's kind, spelled out
-#: since the defaults moved in 2026-12)
-TEACHER = "mcts:iters=4,value=game,model=gen2"
 TINY: dict[str, Any] = {"games": 10, "teacher": TEACHER, "hidden": 0, "check_games": 2,
                         "gate_games": 6}  # fmt: skip
-TINY_ARGS = (
-    "-n",
-    "10",
-    "--teacher",
-    TEACHER,
-    "--check-games",
-    "2",
-    "--hidden",
-    "0",
-)
+TINY_ARGS = ("-n", "10", "--teacher", TEACHER, "--check-games", "2", "--hidden", "0")
 
 
 def test_a_joint_generation_learns_both_models_and_its_search_uses_both(

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from chain_helpers import planted
+from chain_helpers import TEACHER, planted
 from cli_helpers import invoke, one_line_error
 
 from haggis_sim.training.chain import Generation, generation_path, generation_seed
@@ -20,9 +20,6 @@ from strategies import StrategyError
 from strategies.learned_model import load_model
 
 # linear models (hidden 0) fit in a second; the command's own test fits a hidden layer
-#: a tiny rollout search (value=game, gen2 prior: the default teacher's kind, spelled out
-#: since the defaults moved in 2026-12)
-TEACHER = "mcts:iters=4,value=game,model=gen2"
 TINY: dict[str, Any] = {"games": 10, "teacher": TEACHER, "hidden": 0, "check_games": 2,
                         "gate_games": 6}  # fmt: skip
 TINY_ARGS = ("-n", "10", "--teacher", TEACHER, "--check-games", "2")
@@ -135,15 +132,7 @@ def test_a_chain_without_a_promotion_does_not_write_out(
 
 def test_chain_settings_that_cannot_run_are_refused_in_one_line(tmp_path: Path) -> None:
     out = tmp_path / "m.npz"
-    base = (
-        "train",
-        "--out",
-        str(out),
-        "-n",
-        "10",
-        "--teacher",
-        TEACHER,
-    )
+    base = ("train", "--out", str(out), "-n", "10", "--teacher", TEACHER)
     gate = ("--gate-games", "6")
     for extra, words in (
         (("--generations", "0"), ["--generations"]),

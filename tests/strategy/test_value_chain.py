@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from chain_helpers import planted
+from chain_helpers import TEACHER, planted
 from cli_helpers import invoke, one_line_error
 
 from haggis_sim.training import value_chain, value_train
@@ -24,15 +24,7 @@ from haggis_sim.training.value_train import train_value
 from strategies import StrategyError
 from strategies.learned_model import load_value_model
 
-#: a tiny rollout search (value=game, gen2 prior: the default teacher's kind, spelled out
-#: since the defaults moved in 2026-12)
-TEACHER = "mcts:iters=4,value=game,model=gen2"
-TINY: dict[str, Any] = {
-    "games": 10,
-    "teacher": TEACHER,
-    "units": 3,
-    "gate_games": 6,
-}
+TINY: dict[str, Any] = {"games": 10, "teacher": TEACHER, "units": 3, "gate_games": 6}
 
 
 def test_the_champion_changes_only_when_the_gate_shows_the_new_search_stronger(
@@ -134,15 +126,7 @@ def test_generation_seeds_are_distinct_and_in_the_runners_range() -> None:
 
 def test_chain_settings_that_cannot_run_are_refused_in_one_line(tmp_path: Path) -> None:
     out = tmp_path / "v.npz"
-    base = (
-        "train-value",
-        "--out",
-        str(out),
-        "-n",
-        "10",
-        "--teacher",
-        TEACHER,
-    )
+    base = ("train-value", "--out", str(out), "-n", "10", "--teacher", TEACHER)
     gate = ("--gate-games", "6")
     for extra, words in (
         (("--generations", "0"), ["--generations"]),
@@ -229,15 +213,7 @@ def test_an_unwritable_folder_is_refused_before_any_game(monkeypatch: pytest.Mon
 
     monkeypatch.setattr(value_train, "generate_values", no_play)
     monkeypatch.setattr(value_chain, "generate_values", no_play)
-    base = (
-        "train-value",
-        "--out",
-        "/proc/haggis-v.npz",
-        "-n",
-        "10",
-        "--teacher",
-        TEACHER,
-    )
+    base = ("train-value", "--out", "/proc/haggis-v.npz", "-n", "10", "--teacher", TEACHER)
     for extra in ((), ("--gate-games", "6", "--generations", "2")):
         one_line_error(invoke(*base, *extra), "cannot write --out /proc/haggis-v.npz")
     one_line_error(
