@@ -89,6 +89,32 @@ def newcombe(
     return (low, high)
 
 
+def sign_test_interval(
+    gains: int, losses: int, n: int, confidence: float = 0.95
+) -> tuple[float, float]:
+    """Exact interval of a paired difference of rates ``(gains - losses) / n`` conditional
+    on its ``gains + losses`` discordant games (the exact sign test, McNemar's exact form):
+    given ``m`` discordant games, the gains are binomial with share ``π``, and the
+    difference is ``m / n · (2π - 1)``; ``π`` gets its Clopper–Pearson interval (as scipy's
+    ``binomtest(...).proportion_ci()``). Where a normal approximation calls four
+    discordant games all one way separable, this interval holds 0 (p = 0.125).
+
+    >>> lo, hi = sign_test_interval(4, 0, 20)
+    >>> round(lo, 3), hi
+    (-0.041, 0.2)
+    >>> sign_test_interval(0, 0, 20)
+    (0.0, 0.0)
+    """
+    m = gains + losses
+    if m == 0 or n <= 0:
+        return (0.0, 0.0)
+    from scipy.stats import binomtest
+
+    ci = binomtest(gains, m).proportion_ci(confidence_level=confidence, method="exact")
+    scale = m / n
+    return (scale * (2 * ci.low - 1), scale * (2 * ci.high - 1))
+
+
 def mean_ci_from_moments(
     mean: float, sd: float, n: int, confidence: float = 0.95
 ) -> tuple[float, float]:

@@ -12,8 +12,9 @@ the deal (not the game) is the unit of the variance estimate. A rate (a per-game
 0 or 1, :data:`BINARY_METRICS`) gets a Wilson interval instead, at the effective number
 of games the clustered standard error implies (at most the games; the deals where the
 rate is 0% or 100%, which leave no spread to measure), so it never has zero width; a
-difference of rates is ``mean ± t·SE`` when paired games differ, otherwise Newcombe's
-interval built from the two Wilson intervals.
+difference of rates is ``mean ± t·SE`` when paired games differ (no narrower than the
+exact sign-test interval where few of them differ), exactly 0 when the paired games are
+identical, otherwise Newcombe's interval built from the two Wilson intervals.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from ..logs import ledger
 from ..logs.manifest import Manifest, config_digest, load_manifest
 from ..logs.query import check_parts, connect, damage_from, memory_bounded, run_files
 from ..pages import render
-from ..stats import newcombe, wilson_rate
+from ..stats import newcombe, sign_test_interval, wilson_rate
 
 SOURCES = ("going_out", "cards", "bets", "bonus")
 
@@ -344,9 +345,12 @@ def difference(
 ) -> Difference:
     """``mean(b) - mean(a)``: paired by game id (clustered by deal) or two independent means.
 
-    For rates: paired, ``mean ± t·SE`` while the paired games differ at all; with no
-    spread (every game's difference the same) or unpaired, Newcombe's interval from the
-    two Wilson intervals, which never has zero width.
+    Paired games that are all identical give exactly 0 (no interval width: nothing
+    differs, and no number of games would find a difference). For rates: paired,
+    ``mean ± t·SE``, widened to the exact conditional interval where fewer than
+    :data:`EXACT_BELOW` games differ; with no spread (every game's difference the same
+    and not 0) or unpaired, Newcombe's interval from the two Wilson intervals, which never
+    has zero width.
     """
     rates = binary_scale(a, col_a) is not None and binary_scale(b, col_b) is not None
     if paired:
@@ -357,10 +361,16 @@ def difference(
         )
         d = (joined["_b"] - joined["_a"]).to_numpy().astype(float)
         mean, se, m = _clustered(d, joined["deal_id"].to_numpy())
-        if rates and not se > 0 and len(d):
-            low, high = _newcombe(a, b, col_a, col_b)
-            return Difference(mean, low, high, len(d), True)
+        if len(d) and not d.any():  # identical games: the difference is exactly 0
+            return Difference(0.0, 0.0, 0.0, len(d), True)
         half = _tq(m - 1) * se
+        if rates and len(d):
+            gains, losses = int((d > 0).sum()), int((d < 0).sum())
+            if gains + losses < EXACT_BELOW:
+                return _few_discordant(d, mean, half, gains, losses, binary_scale(a, col_a))
+            if not se > 0:
+                low, high = _newcombe(a, b, col_a, col_b)
+                return Difference(mean, low, high, len(d), True)
         return Difference(mean, mean - half, mean + half, len(d), True)
     if rates:
         ra, rb = estimate(a, col_a), estimate(b, col_b)
@@ -370,6 +380,25 @@ def difference(
     diff = eb[0] - ea[0]
     half = _tq(min(ea[2], eb[2]) - 1) * math.sqrt(ea[1] ** 2 + eb[1] ** 2)
     return Difference(diff, diff - half, diff + half, min(ea[3], eb[3]), False)
+
+
+#: below this many discordant games (paired games whose rate differs) a paired difference of
+#: rates also takes the exact conditional interval (:func:`~haggis_sim.stats.sign_test_interval`)
+EXACT_BELOW = 100
+
+
+def _few_discordant(
+    d: np.ndarray, mean: float, half: float, gains: int, losses: int, scale: float | None
+) -> Difference:
+    """A paired difference of rates over few discordant games: the wider of the clustered
+    ``mean ± t·SE`` interval and the exact conditional one, so a handful of games all one
+    way is not called separable by a normal approximation."""
+    s = scale or 1.0
+    low, high = sign_test_interval(gains, losses, len(d))
+    low, high = low * s, high * s
+    if half > 0:
+        low, high = min(low, mean - half), max(high, mean + half)
+    return Difference(mean, low, high, len(d), True)
 
 
 def _newcombe(a: pl.DataFrame, b: pl.DataFrame, col_a: str, col_b: str) -> tuple[float, float]:

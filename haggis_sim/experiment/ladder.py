@@ -16,7 +16,8 @@ with many arms does not find movement by chance. The verdict (:func:`converge`):
 * ``still moving`` — otherwise, some arm's interval excludes 0; the sentence names the
   arm, the direction with numbers and its answer at every rung;
 * ``not known`` — neither; the sentence gives the widest interval and about how many more
-  games per arm at each of the top two rungs would narrow it to ± the tolerance.
+  games per arm at each of the top two rungs would settle it: converged four times in
+  five if nothing changes, moving nine times in ten if the change is the tolerance.
 
 Everything here reads the per-population summaries (:mod:`.summary`) and returns plain
 data and text, so ``summary.json``, ``summary.md`` and the page say the same thing.
@@ -31,12 +32,16 @@ from typing import Any
 from scipy.stats import norm
 
 from ..analytics.compare import BINARY_METRICS, fmt_change, fmt_interval, fmt_value, fmt_width
-from .separation import Z95, games_to_resolve, interaction, num
+from .separation import Z95, interaction, num
 
 FAMILY_ALPHA = 0.05  # the chance of calling any arm "moving" when none moves
 RATE_TOLERANCE = 0.015  # ±1.5 points of a rate or a share
 POINT_TOLERANCE = 3.0  # score, margin, bet points: ±3 points of the game's score
 ROUNDS_TOLERANCE = 0.1  # game length: ±0.1 rounds; lead changes: ±0.1 a game
+#: the power term of the games that settle a verdict: with no change the interval lies
+#: within the tolerance four times in five (and a change of the tolerance is found nine
+#: times in ten)
+SETTLE_POWER_Z = float(norm.ppf(0.90))
 
 
 LADDER_NOTE = (
@@ -217,7 +222,7 @@ def _verdict(
         f"Not known whether it has converged: the widest change from {second} to {top}, "
         f"{_label(arms, widest, single)} {fmt_change(metric, w['diff'])} ({level} "
         f"{_fmt_interval(metric, w)}), neither excludes 0 nor lies within {band}"
-        + (f"; {more} would narrow it to {band}." if more else ".")
+        + (f"; {more} would settle it (four times in five if nothing changes)." if more else ".")
     )
 
 
@@ -248,21 +253,26 @@ def _moving_part(
 
 
 def _more_games(pops: list[dict[str, Any]], move: Mapping[str, Any], tol: float, z: float) -> str:
-    """``about N more games per arm at TOP and M at SECOND`` that would narrow ``move``
-    (the widest interaction) to ± ``tol`` at ``z`` standard errors; "" when it cannot say.
+    """``about N more games per arm at TOP and M at SECOND`` that would settle ``move``
+    (the widest interaction) at ± ``tol`` with ``z`` standard errors each side; "" when it
+    cannot say.
 
-    The interaction's variance is the sum of the two rungs' variances, so scaling both
-    rungs' games by one factor scales it by the inverse factor: the same
-    :func:`.separation.games_to_resolve` factor applies to each rung's games. That
-    function reads a 95% interval; a family-wise half-width of ``tol`` is a 95% one of
-    ``tol · 1.96 / z``."""
-    half_width = tol * Z95 / z
+    Settled means: with no true change the interval would lie inside ± ``tol`` four times
+    in five (converged), and a true change of ``tol`` would be found moving nine times in
+    ten; both hold where the interaction's standard error is ``tol / (z + 1.28)``. The
+    interaction's variance is the sum of the two rungs' variances, so scaling both rungs'
+    games by one factor scales it by the inverse factor: the same factor applies to each
+    rung's games."""
+    se = float(move.get("se", math.nan))
+    if not se > 0:
+        return ""
+    factor = (se * (z + SETTLE_POWER_Z) / tol) ** 2
     parts = []
     for p in (pops[-1], pops[-2]):
-        got = games_to_resolve(move["at95"], int(p["games_per_arm"]), half_width=half_width)
-        if got is None:
+        games = int(p["games_per_arm"])
+        if games < 1:
             return ""
-        parts.append((p["name"], got[0]))
+        parts.append((p["name"], max(0, math.ceil(games * factor) - games)))
     (top, more_top), (second, more_second) = parts
     return f"about {more_top:,} more games per arm at {top} and {more_second:,} at {second}"
 

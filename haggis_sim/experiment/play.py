@@ -25,6 +25,7 @@ from ..logs.manifest import Manifest, load_manifest
 from ..runner.run import execute, extend
 from ..stats import games_for_half_width
 from .balance import balance_table
+from .defaults import stale_defaults
 from .folder import arm_runs, arm_state, check_experiment_out, save_marker, write_own
 from .markdown import summary_markdown
 from .page import compare_page, populations_compare_page, write_experiment_page
@@ -59,6 +60,8 @@ def run_experiment(
     and for a write the operating system refuses.
     """
     say = log or (lambda _m: None)
+    for warning in stale_defaults(exp):
+        say(warning)
     try:
         marker = check_experiment_out(exp, out, report)
     except OSError as exc:  # e.g. a folder on the way that may not be read

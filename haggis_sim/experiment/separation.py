@@ -10,12 +10,12 @@ pieces, kept here so they are stated once:
   difference, with the standard errors of two independent estimates combined
   (:func:`interaction`);
 * a difference that is not separable gets a power-based estimate of the games that would
-  separate it (:func:`games_to_resolve`): the games per arm at which a true difference as
-  large as the observed one would be found four times in five; where that would resolve
-  less than the metric's tolerance, the games that narrow the interval to the tolerance
-  instead (:func:`games_to_settle`): a difference below the tolerance is not worth
-  resolving, and chasing it gave absurd counts ("925,769 more games would resolve ±0.1
-  points").
+  settle it (:func:`games_to_settle`): where the observed difference is at least the
+  metric's tolerance, the games per arm at which a true difference that large would be
+  separated four times in five (:func:`games_to_resolve`); where it is smaller, the games
+  at which a true difference of the tolerance would be found four times in five
+  (:func:`games_to_detect`): a difference below the tolerance is not worth resolving, and
+  chasing it by its own size gives absurd counts.
 
 Standard errors are read back from the stored 95% intervals (``(high - low) / (2·1.96)``):
 paired differences are ``mean ± t·SE`` with hundreds of deals, so ``t`` is 1.96 to three
@@ -114,28 +114,75 @@ def games_to_resolve(
     return max(0, needed - games), half_width
 
 
+def games_to_detect(d: Mapping[str, Any], games: int, size: float, z: float = Z95) -> int | None:
+    """How many *more* games per arm (beyond ``games``) give 80% power to find a true
+    difference of ``size`` with an interval of ``z`` standard errors each side (95% by
+    default): the standard error must fall to ``size / (z + 0.84)``, and it shrinks as
+    ``1/√games`` from the one behind ``d``'s interval. None without an interval.
+
+    >>> games_to_detect({"diff": 0.0, "low": -0.02, "high": 0.02}, 1000, 0.015)
+    2633
+    """
+    se = standard_error(d)
+    if not se > 0 or games < 1 or not size > 0:
+        return None
+    target_se = size / (z + Z80)
+    return max(0, math.ceil(games * (se / target_se) ** 2) - games)
+
+
+def identical(d: Mapping[str, Any]) -> bool:
+    """A difference of exactly 0 with no width: the arms played identical games.
+
+    >>> identical({"diff": 0.0, "low": 0.0, "high": 0.0})
+    True
+    >>> identical({"diff": 0.0, "low": -0.01, "high": 0.01})
+    False
+    """
+    return num(d.get("diff")) == 0 and num(d.get("low")) == 0 and num(d.get("high")) == 0
+
+
 def games_to_settle(d: Mapping[str, Any], games: int, tolerance: float) -> dict[str, Any] | None:
     """The games that would settle a tied difference ``d`` at ``games`` per arm:
-    ``{"more", "half_width", "basis"}``, or None without an interval.
+    ``{"more", "half_width", "basis"}`` (and ``detect``, the difference the games are
+    sized to find), or None without an interval.
 
-    By power (``basis`` ``"power"``, :func:`games_to_resolve`) when the half-width that
-    resolves a difference as large as the observed one is at least ``tolerance`` (the
-    metric's, :func:`.ladder.default_tolerance`); otherwise by ``"tolerance"``: the games
-    at which the interval is ``±tolerance`` (0 more when it is that narrow already), since
-    a true difference smaller than the tolerance is one the question does not care about.
+    * ``identical``: the arms played identical games; nothing to settle (0 more);
+    * ``tolerance`` with 0 more: the interval already lies within ±``tolerance`` (the
+      metric's, :func:`.ladder.default_tolerance`): any true difference is too small to
+      matter;
+    * ``power``: the observed difference is at least the tolerance; the games that would
+      separate a true difference that large four times in five (:func:`games_to_resolve`);
+    * ``tolerance``: otherwise, the games that give 80% power to find a true difference
+      of the tolerance (:func:`games_to_detect`): a smaller one the question does not
+      care about, and narrowing the interval to the tolerance alone finds a difference
+      that large only half the time.
 
     >>> r = games_to_settle({"diff": 0.05, "low": 0.0, "high": 0.1}, 1000, 0.015)
     >>> r["more"], round(r["half_width"], 4), r["basis"]
     (1044, 0.035, 'power')
-    >>> games_to_settle({"diff": 0.002, "low": -0.013, "high": 0.017}, 4000, 0.015)
-    {'more': 0, 'half_width': 0.015, 'basis': 'tolerance'}
-    >>> games_to_settle({"diff": 0.002, "low": -0.028, "high": 0.032}, 1000, 0.015)
-    {'more': 3000, 'half_width': 0.015, 'basis': 'tolerance'}
+    >>> r = games_to_settle({"diff": 0.002, "low": -0.012, "high": 0.014}, 4000, 0.015)
+    >>> r["more"], round(r["half_width"], 4), r["basis"]
+    (0, 0.013, 'tolerance')
+    >>> r = games_to_settle({"diff": 0.002, "low": -0.028, "high": 0.032}, 1000, 0.015)
+    >>> r["more"], round(r["half_width"], 4), r["basis"], r["detect"]
+    (7173, 0.0105, 'tolerance', 0.015)
+    >>> games_to_settle({"diff": 0.0, "low": 0.0, "high": 0.0}, 1000, 0.015)
+    {'more': 0, 'half_width': 0.0, 'basis': 'identical'}
     """
-    power = games_to_resolve(d, games)
-    if power is not None and power[1] >= tolerance:
-        return {"more": power[0], "half_width": power[1], "basis": "power"}
-    settle = games_to_resolve(d, games, half_width=tolerance)
-    if settle is None:
+    if identical(d):
+        return {"more": 0, "half_width": 0.0, "basis": "identical"}
+    low, high = num(d.get("low")), num(d.get("high"))
+    if math.isnan(low) or math.isnan(high):
         return None
-    return {"more": settle[0], "half_width": tolerance, "basis": "tolerance"}
+    if -tolerance <= low and high <= tolerance:
+        return {"more": 0, "half_width": (high - low) / 2, "basis": "tolerance",
+                "detect": tolerance}  # fmt: skip
+    if abs(num(d.get("diff"))) >= tolerance:
+        power = games_to_resolve(d, games)
+        if power is not None:
+            return {"more": power[0], "half_width": power[1], "basis": "power"}
+    more = games_to_detect(d, games, tolerance)
+    if more is None:
+        return None
+    return {"more": more, "half_width": Z95 * tolerance / (Z95 + Z80), "basis": "tolerance",
+            "detect": tolerance}  # fmt: skip

@@ -180,8 +180,9 @@ def top_arm(
     direction (:func:`sign`); otherwise ``tied``, with ``tied`` the arms not separable
     from the top, in rank order, and ``more_games`` the games that would settle the
     difference from the first of them (the runner-up, unless it is separated already):
-    power-based, or to narrow it to ``tolerance`` where the observed difference is smaller
-    than that (:func:`games_to_settle`). ``only`` for a single valued arm. The runner-up
+    power-based, or with 80% power to find a true difference of ``tolerance`` where the
+    observed difference is smaller than that, none for identical games
+    (:func:`games_to_settle`). ``only`` for a single valued arm. The runner-up
     fields (``runner_up``, ``vs_runner_up``, ``clear``) stay for the code that reads them.
     """
     ranked = sorted(

@@ -106,34 +106,51 @@ def resolve_text(
     from a top arm's ``more_games`` (:func:`~haggis_sim.experiment.separation.
     games_to_settle`); the half-width in the metric's units, percentage points
     ("points") for a rate. Where the observed difference is below the metric's tolerance
-    the games named narrow the interval to the tolerance instead, and the text says so,
-    naming the arm the difference is to (by ``labels``, else its name)."""
+    the games named are those that would find a true difference of the tolerance four
+    times in five, and the text says so, naming the arm the difference is to (by
+    ``labels``, else its name); arms that played identical games get no games at all."""
     if more is None:
         return "not separable"
     head = f"not separable at {more['games']:,} games"
+    vs = (labels or {}).get(more.get("vs", ""), more.get("vs", ""))
+    if more.get("basis") == "identical":
+        return f"{head} — {vs} played identical games: the difference is exactly 0"
     if more.get("more") is None:
         return f"{head} — the observed difference is 0, so no number of games is estimated"
     width = fmt_width(metric, float(more["half_width"]))
     if more.get("basis") != "tolerance":  # power-based (every summary before the basis)
         return f"{head} — about {more['more']:,} more games per arm would resolve {width}"
     diff, low, high = num(more.get("diff")), num(more.get("low")), num(more.get("high"))
-    tol, vs = float(more["half_width"]), (labels or {}).get(more["vs"], more["vs"])
+    tol = float(more.get("detect", more["half_width"]))
+    band = fmt_width(metric, tol)
     if more["more"] == 0 and -tol <= low and high <= tol:
         interval = bracket(metric, low, high, change=True)
         return (
             f"{head} — the difference from {vs}, {fmt_change(metric, diff)} {interval}, lies "
-            f"within {width} (the tolerance): too small to matter"
+            f"within {band} (the tolerance): too small to matter"
+        )
+    size = fmt_width(metric, abs(diff)).lstrip("±")
+    if "detect" not in more:  # a summary whose games narrowed the interval to the tolerance
+        if more["more"] == 0:
+            most = fmt_width(metric, max(abs(low), abs(high))).lstrip("±")
+            return (
+                f"{head} — the interval of the difference from {vs} is already as narrow as "
+                f"the tolerance ({band}): they differ by at most {most}"
+            )
+        return (
+            f"{head} — the difference from {vs} ({size}) is below the tolerance; about "
+            f"{more['more']:,} more games per arm would narrow it to {band}"
         )
     if more["more"] == 0:
-        most = fmt_width(metric, max(abs(low), abs(high))).lstrip("±")
         return (
-            f"{head} — the interval of the difference from {vs} is already as narrow as the "
-            f"tolerance ({width}): they differ by at most {most}"
+            f"{head} — the difference from {vs} ({size}) is below the tolerance ({band}), "
+            f"and these games would find a true difference of {band.lstrip('±')} four times "
+            "in five"
         )
     return (
-        f"{head} — the difference from {vs} ({fmt_width(metric, abs(diff)).lstrip('±')}) is "
-        f"below the tolerance; about {more['more']:,} more games per arm would narrow it to "
-        f"{width}"
+        f"{head} — the difference from {vs} ({size}) is below the tolerance; about "
+        f"{more['more']:,} more games per arm would find a true difference of "
+        f"{band.lstrip('±')} (the tolerance) four times in five"
     )
 
 
@@ -351,7 +368,7 @@ def cross_population(named: list[tuple[str, dict[str, Any]]], metric: str) -> di
         verdict = "disagrees"
         sentence = (
             "Disagrees across populations: "
-            + "; ".join(_disagreement(metric, t, top_word, tests) for t in found)
+            + "; ".join(_disagreement(metric, t, top_word, tests, views) for t in found)
             + "."
         )
     elif len(separated) == len(views) and len(set(separated.values())) == 1:
@@ -380,17 +397,31 @@ def cross_population(named: list[tuple[str, dict[str, Any]]], metric: str) -> di
     }
 
 
-def _disagreement(metric: str, t: dict[str, Any], top_word: str, tests: int) -> str:
+def _disagreement(
+    metric: str, t: dict[str, Any], top_word: str, tests: int, views: dict[str, dict[str, Any]]
+) -> str:
     """One separable interaction: both populations, both arms, both differences and the
-    interaction with its family-wise interval."""
+    interaction with its family-wise interval. A population's top arm is called the
+    ``top_word`` (best or highest arm) only where that population separates it from every
+    other arm; elsewhere it is "on top, tied with" the arms it is not separable from."""
     (p, q), (x, y), inter = t["populations"], t["arms"], t["interaction"]
     family = "" if tests == 1 else f", family-wise over {tests} tests"
     return (
-        f"the {top_word} is {x} in {p} ({x} − {y} {diff_text(metric, t['in_first'])}) but "
-        f"{y} in {q} ({x} − {y} {diff_text(metric, t['in_second'])}); the difference of "
-        f"the two differences is {fmt_value(metric, inter['diff'], signed=True)} "
+        f"{_top_words(x, p, views[p], top_word)} ({x} − {y} {diff_text(metric, t['in_first'])}) "
+        f"but {_top_words(y, q, views[q], top_word)} ({x} − {y} "
+        f"{diff_text(metric, t['in_second'])}); the difference of the two differences is "
+        f"{fmt_value(metric, inter['diff'], signed=True)} "
         f"(95%{family}: {fmt_interval(metric, inter['low'], inter['high'], signed=True)})"
     )
+
+
+def _top_words(arm: str, population: str, view: dict[str, Any], top_word: str) -> str:
+    """``the best arm is X in P`` where P separates X; ``X is on top in P, tied with A, B``
+    where it does not."""
+    if view.get("kind") == "best":
+        return f"the {top_word} is {arm} in {population}"
+    tied = view.get("tied") or []
+    return f"{arm} is on top in {population}" + (f", tied with {', '.join(tied)}" if tied else "")
 
 
 def _not_separable(

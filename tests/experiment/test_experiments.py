@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 import pytest
+from scipy.stats import beta
 from scipy.stats import t as student_t
 from typer.testing import CliRunner
 
@@ -221,9 +222,26 @@ def interval(frame: pl.DataFrame, col: str) -> tuple[float, float, float]:
 
 
 def paired_interval(a: pl.DataFrame, b: pl.DataFrame, col: str) -> tuple[float, float, float]:
-    """Paired difference; for a rate whose paired differences have no spread, Newcombe's
-    interval from the two Wilson intervals."""
+    """Paired difference; for a rate over fewer than 100 discordant games, widened to the
+    exact sign-test interval (Clopper–Pearson on the share of discordant games b wins);
+    for a rate whose paired differences have no spread, Newcombe's interval from the two
+    Wilson intervals."""
     d, lo, hi = paired(a, b, col)
+    j = a.select("game_id", pl.col(col).alias("a")).join(
+        b.select("game_id", pl.col(col).alias("b")), on="game_id"
+    )
+    gains = int((j["b"] > j["a"]).sum())
+    losses = int((j["b"] < j["a"]).sum())
+    if col in RATES and 0 < gains + losses < 100:
+        m, n = gains + losses, j.height
+        pi_low = beta.ppf(0.025, gains, losses + 1) if gains else 0.0
+        pi_high = beta.ppf(0.975, gains + 1, losses) if losses else 1.0
+        exact = (m / n * (2 * pi_low - 1), m / n * (2 * pi_high - 1))
+        return (
+            d,
+            min(lo, exact[0]) if hi > lo else exact[0],
+            max(hi, exact[1]) if hi > lo else exact[1],
+        )
     if col in RATES and not hi > lo:
         pa, la, ua = rate_ci(a, col)
         pb, lb, ub = rate_ci(b, col)

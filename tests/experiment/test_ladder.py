@@ -11,7 +11,9 @@ import pytest
 from test_populations import refused, write
 
 from haggis_sim.experiment import load_experiment
+from haggis_sim.experiment.defaults import stale_defaults
 from haggis_sim.experiment.ladder import (
+    SETTLE_POWER_Z,
     converge,
     default_tolerance,
     family_z,
@@ -118,26 +120,27 @@ def test_not_known_with_wide_intervals_gives_the_games_that_would_resolve_it() -
     ]
     got = converge(pops, METRIC, 0.015)
     assert got["verdict"] == "not known"
-    # SE of the interaction: √2 · wide; wanted: 0.015 / 1.96 -> factor (√2·0.05/0.015)² = 22.2
-    factor = (math.sqrt(2) * 0.05 / 0.015) ** 2
+    # SE of the interaction: √2 · wide; wanted: 0.015 / (1.96 + 1.28), converged four
+    # times in five with no change -> factor (√2·0.05·3.24/1.96/0.015)² = 60.8
+    factor = (math.sqrt(2) * wide * (Z95 + SETTLE_POWER_Z) / 0.015) ** 2
     more_top, more_second = math.ceil(400 * factor) - 400, math.ceil(1000 * factor) - 1000
-    assert more_top == 8489 and more_second == 21223
+    assert more_top == 23_914 and more_second == 59_784
     assert (
         f"about {more_top:,} more games per arm at mcts and {more_second:,} at learned would "
-        "narrow it to ±1.5 points." in got["sentence"]
+        "settle it (four times in five if nothing changes)." in got["sentence"]
     )
     assert "+0.2 points (95% -6.9 points … +7.3 points)" in got["sentence"]
 
 
-def test_the_games_estimate_narrows_a_family_wise_interval_to_the_tolerance() -> None:
+def test_the_games_estimate_settles_a_family_wise_interval() -> None:
     """With three arms judged the interval is family-wise (z = 2.39): the games that
-    narrow it to ±tolerance are more than at 95%."""
+    settle it are more than at 95%."""
     wide = 0.05 / Z95
     pops = [rung(n, {"a": (0.0, wide), "b": (0.0, SE), "c": (0.0, SE)}) for n in ("x", "y")]
     got = converge(pops, METRIC, 0.015)
     assert got["verdict"] == "not known"
     z = family_z(3)
-    factor = (math.sqrt(2) * wide * z / 0.015) ** 2
+    factor = (math.sqrt(2) * wide * (z + SETTLE_POWER_Z) / 0.015) ** 2
     more = math.ceil(1000 * factor) - 1000
     assert f"about {more:,} more games per arm at y and {more:,} at x" in got["sentence"]
 
@@ -369,3 +372,51 @@ def test_ladder_run_writes_the_rungs_into_summary_markdown_and_page(tmp_path: Pa
     assert "rungs of a strength ladder" in page
     assert summary["ladder"]["rungs"] == ladder["rungs"]
     assert "ladder" not in summarize_populations(replace(exp, ladder=False), out)
+
+
+# ------------------------------------------------------------------ today's defaults
+
+LADDER = """
+name = "lad"
+question = "Q?"
+games = 8
+seed = 5
+strategies = ["heuristic", "greedy"]
+metric = "win_rate"
+ladder = true
+
+[[arms]]
+name = "default"
+
+[[arms]]
+name = "early"
+strategies = ["heuristic:bomb=early", "greedy"]
+
+[[populations]]
+name = "vs-greedy"
+
+[[populations]]
+name = "vs-learned"
+swap = {{ greedy = "{learned}" }}
+
+[[populations]]
+name = "vs-mcts"
+swap = {{ greedy = "{mcts}" }}
+"""
+
+
+def test_a_ladder_without_todays_defaults_warns(tmp_path: Path) -> None:
+    old = LADDER.format(learned="learned:model=gen3", mcts="mcts:iters=64,value=game,model=gen2")
+    warnings = stale_defaults(load_experiment(write(tmp_path, old)))
+    assert len(warnings) == 2
+    assert warnings[0].startswith("warning: no rung of this ladder plays today's default learned")
+    assert "at the top (vs-mcts)" in warnings[0] and "default mcts (mcts:" in warnings[1]
+    # today's defaults, by their full specs or by bare name, and a rung above them: no warning
+    for learned, mcts in (("learned", "mcts"), ("learned", "mcts:iters=24,value=net,mix=0.5,"
+                                                           "qinit=3,model=mix5")):  # fmt: skip
+        text = LADDER.format(learned=learned, mcts=mcts)
+        assert stale_defaults(load_experiment(write(tmp_path, text))) == []
+    above = LADDER.format(learned="learned", mcts="mcts") + (
+        '\n[[populations]]\nname = "vs-deeper"\nswap = { greedy = "mcts:iters=48" }\n'
+    )
+    assert stale_defaults(load_experiment(write(tmp_path, above))) == []

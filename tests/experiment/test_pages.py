@@ -87,10 +87,10 @@ def test_the_bottom_line_claims_a_best_arm_only_when_separable() -> None:
     x, y = TIE
     tied = bottom_line(summary_of(experiment(["y", "x"]), [frame(y), frame(x)]))[0]
     assert "best:" not in tied and "no best arm: the top, x 61.8% [" in tied
-    assert "the interval of the difference from y is already as narrow as the tolerance" in tied
+    assert "would find a true difference of 1.5 points (the tolerance) four times in five" in tied
     labelled = summary_of(experiment(["y", "x"]), [frame(y), frame(x)])
     labelled["arms"][0]["label"] = "arm Y"  # the bottom line names the tied arm by its label
-    assert "the difference from arm Y is already" in bottom_line(labelled)[0]
+    assert "the difference from arm Y (0.2 points) is below" in bottom_line(labelled)[0]
     assert "x − baseline +0.2 points [" in tied and "no difference from the baseline" in tied
     x, y = LEAD
     best = bottom_line(summary_of(experiment(["y", "x"]), [frame(y), frame(x)]))[0]
@@ -193,7 +193,7 @@ def test_a_tied_baseline_on_top_is_named_with_the_arms_it_ties() -> None:
     x, y = TIE
     line = bottom_line(summary_of(experiment(["x", "y"]), [frame(x), frame(y)]))[0]
     assert "no best arm: the baseline is on top, tied with y (" in line
-    assert "as narrow as the tolerance" in line and "best:" not in line
+    assert "four times in five" in line and "best:" not in line
 
 
 def test_a_study_without_advice_says_what_its_followed_lines_showed() -> None:

@@ -16,37 +16,21 @@ experiment's ``summary.json``) and every cross verdict by :func:`cross_populatio
 
 from __future__ import annotations
 
-from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
+from verdict_helpers import experiment, frame, pair, summary_of
 
 from haggis_sim.analytics.compare import game_metrics
-from haggis_sim.experiment import Arm, Experiment, best_line, cross_population, parse_experiment
-from haggis_sim.experiment.separation import games_to_resolve
-from haggis_sim.experiment.summary import Played, summarize
+from haggis_sim.experiment import best_line, cross_population
+from haggis_sim.experiment.separation import games_to_detect, games_to_resolve
 from haggis_sim.rules import Rules
 from haggis_sim.runner.run import RunConfig, execute
 
 SPLITS = 200
 RUN_GAMES = 4000  # 2,000 deals, each played twice (seats rotated)
-
-
-def experiment(arms: list[str], goal: str = "max") -> Experiment:
-    """An experiment of arms that all play heuristic vs greedy, by win rate of entry 0."""
-    base = parse_experiment({"name": "aa", "question": "A/A?", "games": 10, "seed": 1,
-                             "strategies": ["heuristic", "greedy"], "metric": "win_rate",
-                             "goal": goal, "players": 2})  # fmt: skip
-    rules = base.arms[0].rules
-    return replace(base, arms=tuple(Arm(n, base.arms[0].strategies, rules) for n in arms))
-
-
-def summary_of(exp: Experiment, frames: list[pl.DataFrame]) -> dict[str, Any]:
-    names = [a.name for a in exp.arms]
-    return summarize(exp, Path("aa"), Played(exp, dict(zip(names, frames, strict=True))))
 
 
 def cross(*summaries: dict[str, Any]) -> dict[str, Any]:
@@ -139,25 +123,6 @@ def test_planted_opposite_handicaps_disagree(games: pl.DataFrame) -> None:
 # ------------------------------------------------------------------ one test per kind
 
 
-def frame(wins: list[int] | np.ndarray) -> pl.DataFrame:
-    """Games whose entry 0 won (1) or lost (0), one deal each; arms built from frames of
-    the same length play the same deals, so their differences pair game by game."""
-    ids = range(len(wins))
-    won = np.asarray(wins, dtype=float)
-    return pl.DataFrame({"game_id": ids, "deal_id": ids, "deal_seed": ids,
-                         "players": [2] * len(won), "win_rate_0": won})  # fmt: skip
-
-
-def pair(n: int, only_x: int, only_y: int, both: int) -> tuple[np.ndarray, np.ndarray]:
-    """Two arms' wins on the same ``n`` games: x alone wins ``only_x``, y alone ``only_y``,
-    both ``both``; the paired difference x − y is (only_x − only_y) / n exactly."""
-    x, y = np.zeros(n), np.zeros(n)
-    x[:only_x] = 1
-    y[only_x : only_x + only_y] = 1
-    x[only_x + only_y : only_x + only_y + both] = y[only_x + only_y : only_x + only_y + both] = 1
-    return x, y
-
-
 # x ahead of y by +0.2 points, 95% interval about ±1.5: the issue's "bet045" tie
 TIE = pair(4000, 472, 464, 2000)
 # x ahead of y by +5.0 points, 95% interval about ±1.4: separable
@@ -184,31 +149,38 @@ def test_tied_when_the_top_is_not_separable_from_the_runner_up() -> None:
     got = summary["best"]
     assert got["arm"] == "x" and got["vs_runner_up"]["diff"] == pytest.approx(0.002)
     assert got["kind"] == "tied" and got["tied"] == ["y"] and not got["clear"]
-    # +0.2 points is below the ±1.5-point tolerance of a rate, and the interval is that
-    # narrow already: power would chase ±0.14 points with ~400,000 more games
+    # +0.2 points is below the ±1.5-point tolerance of a rate: power would chase ±0.14
+    # points with ~400,000 more games; the games named find a true 1.5 points 4 times in 5
     power = games_to_resolve(got["vs_runner_up"], 4000)
     assert power is not None and power[1] < 0.015 and power[0] > 100_000
     more = got["more_games"]
     assert more["vs"] == "y" and more["games"] == 4000 and more["diff"] == pytest.approx(0.002)
-    assert more["basis"] == "tolerance" and more["half_width"] == 0.015 and more["more"] == 0
+    want = games_to_detect(got["vs_runner_up"], 4000, 0.015)
+    assert more["basis"] == "tolerance" and more["detect"] == 0.015
+    assert want is not None and more["more"] == want > 0
     line = best_line(summary)
     assert line.startswith("best arm by win_rate (max): none separable — x = 61.8%")
     assert "is tied with y (vs runner-up y: +0.2%" in line
     assert line.endswith(
-        "not separable at 4,000 games — the interval of the difference from y is already as "
-        "narrow as the tolerance (±1.5 points): they differ by at most 1.7 points"
+        f"not separable at 4,000 games — the difference from y (0.2 points) is below the "
+        f"tolerance; about {want:,} more games per arm would find a true difference of 1.5 "
+        "points (the tolerance) four times in five"
     )
 
 
-def test_a_small_tie_gets_the_games_that_narrow_it_to_the_tolerance() -> None:
+def test_a_small_tie_gets_the_games_that_find_the_tolerance() -> None:
     x, y = pair(1000, 120, 118, 500)  # +0.2 points on 1,000 games, interval about ±3
     summary = summary_of(experiment(["y", "x"]), [frame(y), frame(x)])
     more = summary["best"]["more_games"]
-    want = games_to_resolve(summary["best"]["vs_runner_up"], 1000, half_width=0.015)
-    assert want is not None and more["basis"] == "tolerance" and more["more"] == want[0] > 0
+    narrow = games_to_resolve(summary["best"]["vs_runner_up"], 1000, half_width=0.015)
+    want = games_to_detect(summary["best"]["vs_runner_up"], 1000, 0.015)
+    assert want is not None and more["basis"] == "tolerance" and more["more"] == want > 0
+    # 80% power needs (1.96 + 0.84)² / 1.96² ≈ 2.04 times the games of an interval of ±1.5
+    assert narrow is not None and (1000 + want) / (1000 + narrow[0]) == pytest.approx(2.04, 0.01)
     assert best_line(summary).endswith(
         f"not separable at 1,000 games — the difference from y (0.2 points) is below the "
-        f"tolerance; about {want[0]:,} more games per arm would narrow it to ±1.5 points"
+        f"tolerance; about {want:,} more games per arm would find a true difference of 1.5 "
+        "points (the tolerance) four times in five"
     )
 
 
@@ -273,7 +245,7 @@ def test_disagrees_names_both_populations_arms_and_the_interaction() -> None:
     assert sentence.startswith(
         "Disagrees across populations: the best arm is x in p0 (x − y +5.0% (95% "
     )
-    assert "but y in p1 (x − y -5.0% (95% " in sentence
+    assert "but the best arm is y in p1 (x − y -5.0% (95% " in sentence
     assert "the difference of the two differences is +10.0% (95%: +" in sentence
 
 
@@ -312,8 +284,10 @@ def test_not_separable_says_who_separates_what_and_how_many_games_would_resolve(
     got = cross(lead, tie)
     assert got["verdict"] == "not separable" and got["not_separable"] == ["p1"]
     assert got["interactions"] == []
+    more = tie["best"]["more_games"]["more"]
     assert got["sentence"] == (
         "Not separable across populations: p0 separates x as the best arm; p1 has x tied "
-        "with y (not separable at 4,000 games — the interval of the difference from y is "
-        "already as narrow as the tolerance (±1.5 points): they differ by at most 1.7 points)."
+        "with y (not separable at 4,000 games — the difference from y (0.2 points) is below "
+        f"the tolerance; about {more:,} more games per arm would find a true difference of "
+        "1.5 points (the tolerance) four times in five)."
     )
