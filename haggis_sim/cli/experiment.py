@@ -37,8 +37,9 @@ def experiment(
     arm only where it is separable from every other arm, else the tied arms and about how
     many more games would resolve them; across populations holds, disagrees or not
     separable; a ladder's convergence per metric; what sizing to a precision reached.
-    Arms already finished in the output folder are kept; unfinished ones resume, and
-    sized arms are extended, never replayed; studies finished earlier with the same
+    Arms already finished in the output folder are kept; unfinished ones resume; sized
+    arms, and arms the file now asks more games of, are extended, never replayed;
+    studies finished earlier with the same
     settings over the same arm run are kept, not searched and played again.
     """
     from rich.console import Console

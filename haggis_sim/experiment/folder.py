@@ -52,11 +52,15 @@ def arm_runs(exp: Experiment, out: Path) -> list[tuple[str, Experiment, Arm, Pat
 
 
 def arm_state(exp: Experiment, arm: Arm, arm_dir: Path) -> str:
-    """``new``, ``done`` or ``resume``; ExperimentError if the folder holds another run.
+    """``new``, ``done``, ``resume`` or ``extend``; ExperimentError if the folder holds
+    another run.
 
     Under ``precision`` an arm's games are sized (:func:`.play.size_arms`), so a run of any count
     from the first batch (``games``) to the ``budget`` is this arm: the sizing loop grows
-    it from there. Without, the count must be ``games``."""
+    it from there. Without, a run of fewer games than ``games`` (the file asks for more
+    than was played) is ``extend``: its games are kept and the rest played, which gives
+    the run a fresh one of ``games`` would have written; more games than asked for are
+    another run."""
     if not (arm_dir / "manifest.json").exists():
         return "new"
     manifest = read_manifest(arm_dir)
@@ -77,12 +81,16 @@ def arm_state(exp: Experiment, arm: Arm, arm_dir: Path) -> str:
                     "(budget); remove the folder or choose another --out"
                 )
             continue
+        if key == "games" and isinstance(have.get(key), int) and have[key] < want[key]:
+            continue  # decided below, once every other setting matches
         if have.get(key) != json.loads(json.dumps(want[key])):
             raise ExperimentError(
                 f"arm {arm.name!r}: {arm_dir} holds a run with a different {key} "
                 f"({have.get(key)!r}, the file asks for {want[key]!r}); remove the folder "
                 "or choose another --out"
             )
+    if exp.precision is None and have.get("games", want["games"]) < want["games"]:
+        return "extend"
     return "done" if manifest.get("status") == "complete" else "resume"
 
 

@@ -78,6 +78,12 @@ def run_experiment(
         if state == "done":
             say(f"arm {label}: finished earlier, kept ({arm_dir})")
             continue
+        if state == "extend":  # the file asks for more games than were played: keep them
+            had = load_manifest(arm_dir).games
+            who = f"{', '.join(arm.strategies)}; {arm.rules.label}, {arm.players} players"
+            say(f"arm {label}: extending {had:,} games to {sub.games:,} ({who})")
+            extend(sub.run_config(arm, jobs), arm_dir, on_note=say)
+            continue
         # a resume plays on to the recorded count, which sizing may have grown
         games = load_manifest(arm_dir).games if state == "resume" else sub.games
         say(f"arm {label}: {'resuming' if state == 'resume' else 'playing'} "

@@ -315,9 +315,34 @@ def test_experiment_rerun_skips_finished_arms(
     assert again["results"] == summary["results"]
     assert all("finished earlier" in s for s in said) and len(said) == 2
     assert ledger.table_files(out / "default", "games")[0].stat().st_mtime_ns == stamp
-    changed = TINY.replace("games = 40", "games = 42")
+    fewer = TINY.replace("games = 40", "games = 38")
     with pytest.raises(ExperimentError, match="different games"):
-        run_experiment(load_experiment(write(tmp_path, changed)), out, report=False)
+        run_experiment(load_experiment(write(tmp_path, fewer)), out, report=False)
+
+
+def test_more_games_in_the_file_extend_the_arms_to_the_fresh_run(
+    tiny_experiment: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    import shutil
+
+    out = tmp_path / "grown"
+    shutil.copytree(tiny_experiment[0], out)
+    more = TINY.replace("games = 40", "games = 44")
+    said: list[str] = []
+    grown = run_experiment(load_experiment(write(tmp_path, more)), out, jobs=1,
+                           log=said.append, report=False)  # fmt: skip
+    assert [s.split(" (")[0] for s in said[:2]] == [
+        "arm default: extending 40 games to 44", "arm eager: extending 40 games to 44"
+    ]  # fmt: skip
+    fresh = run_experiment(load_experiment(write(tmp_path, more, "fresh.toml")),
+                           tmp_path / "fresh", jobs=1, report=False)  # fmt: skip
+    assert grown["results"] == fresh["results"]
+    for arm in ("default", "eager"):
+        assert (
+            per_game(out / arm)
+            .sort("game_id")
+            .equals(per_game(tmp_path / "fresh" / arm).sort("game_id"))
+        )
 
 
 # ------------------------------------------------------------------ compare

@@ -216,7 +216,7 @@ def test_rerun_keeps_finished_arms_per_population(
     assert sum("finished earlier" in s for s in said) == 3
     assert any(s.startswith("arm vs-random/eager: playing 4 games") for s in said)
     assert ledger.table_files(kept, "games")[0].stat().st_mtime_ns == stamp
-    changed = (BASE + POPS).replace("games = 4", "games = 6")
+    changed = (BASE + POPS).replace("games = 4", "games = 2")
     with pytest.raises(ExperimentError, match="different games"):
         run_experiment(load_experiment(write(tmp_path, changed)), out, report=False)
 
