@@ -15,7 +15,11 @@ import numpy as np
 
 import haggis_sim as hs
 import strategies
-from haggis_sim.env import HaggisGymEnv, describe_action, raw_env
+
+try:
+    from haggis_sim.env import HaggisGymEnv, describe_action, raw_env
+except ImportError as exc:  # the [rl] extra is missing: its one line, not a traceback
+    raise SystemExit(f"error: {exc}") from None
 
 games = int(sys.argv[1]) if len(sys.argv) > 1 else 100
 rng = np.random.default_rng(0)  # the agents' own randomness: explicit, seeded

@@ -1,6 +1,6 @@
 """Haggis for reinforcement learning: a PettingZoo AEC environment and a Gymnasium wrapper.
 
-Needs the ``[rl]`` extra (``pip install 'haggis-sim[rl]'``: PettingZoo and Gymnasium).
+Needs the ``[rl]`` extra (from a clone, ``pip install -e '.[rl]'``: PettingZoo and Gymnasium).
 
 - :func:`env` / :func:`raw_env` / :class:`HaggisEnv` (:mod:`.aec`): every seat an agent;
 - :class:`HaggisGymEnv` (:mod:`.gym`): one learning seat, the others played by built-in

@@ -15,7 +15,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised by tests/env/test_missing_extra.py
     raise MissingExtraError(
         f"haggis_sim.env needs the [rl] extra ({exc.name} is not installed): "
-        "pip install 'haggis-sim[rl]'"
+        "from a clone of the repository, pip install -e '.[rl]'"
     ) from None
 
 __all__ = ["MissingExtraError", "gymnasium", "pettingzoo"]

@@ -42,10 +42,10 @@ def result_rows(summary: dict[str, Any], metric: str) -> list[list[str]]:
                 f"{r['n']:,}",
                 fmt_value(metric, num(r["mean"])),
                 fmt_interval(metric, num(r["low"]), num(r["high"])),
-                "(baseline)" if i == 0 else fmt_value(metric, num(d["diff"]), signed=True),
+                "(baseline)" if i == 0 else fmt_change(metric, num(d["diff"])),
                 ""
                 if i == 0
-                else fmt_interval(metric, num(d["low"]), num(d["high"]), signed=True)
+                else change_interval(metric, num(d["low"]), num(d["high"]))
                 + ("" if d["paired"] else " (unpaired)"),
             ]
         )
@@ -53,6 +53,20 @@ def result_rows(summary: dict[str, Any], metric: str) -> list[list[str]]:
 
 
 ROW_HEADER = ["arm", "games", "value", "95% interval", "Δ vs first arm", "95% interval of Δ"]
+
+
+def change_interval(metric: str, low: float, high: float) -> str:
+    """The interval of a difference in the difference's units: ``-0.8 … +0.3 points`` for
+    a rate or a share (percentage points, never ``%``), signed values otherwise.
+
+    >>> change_interval("win_rate", -0.008, 0.003), change_interval("rounds", -0.3, -0.1)
+    ('-0.8 … +0.3 points', '-0.30 … -0.10')
+    """
+    if math.isnan(low) or math.isnan(high):
+        return "–"
+    if fmt_change(metric, low).endswith(" points"):
+        return f"{low * 100:+.1f} … {high * 100:+.1f} points"
+    return fmt_interval(metric, low, high, signed=True)
 
 
 def best_line(summary: dict[str, Any]) -> str:

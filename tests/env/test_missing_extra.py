@@ -40,5 +40,20 @@ def test_a_missing_extra_is_named_with_the_install_command() -> None:
         assert out.returncode == 0, out.stderr
         assert out.stdout.strip() == (
             f"haggis_sim.env needs the [rl] extra ({blocked} is not installed): "
-            "pip install 'haggis-sim[rl]'"
+            "from a clone of the repository, pip install -e '.[rl]'"
         )
+
+
+def test_the_rl_example_without_the_extra_says_so_in_one_line() -> None:
+    block = (
+        "import sys, runpy; sys.modules['pettingzoo'] = None; sys.argv = ['rl.py', '1']; "
+        "runpy.run_path('docs/examples/rl.py', run_name='__main__')"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", block], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert out.stderr.strip() == (
+        "error: haggis_sim.env needs the [rl] extra (pettingzoo is not installed): "
+        "from a clone of the repository, pip install -e '.[rl]'"
+    )
