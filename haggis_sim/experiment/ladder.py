@@ -217,12 +217,15 @@ def _verdict(
         moving.sort(key=lambda a: -abs(moves[a]["diff"]))
         parts = [_moving_part(pops, metric, arms, a, moves[a], single, level) for a in moving]
         return "still moving", "Still moving with strength: " + "; ".join(parts) + "."
+    open_arms = [a for a, m in moves.items() if not (-tol <= m["low"] and m["high"] <= tol)]
+    widest = max(open_arms, key=lambda a: _settle_factor(moves[a], tol, z))
+    w = moves[widest]
     more = _more_games(pops, w, tol, z)
     return "not known", (
-        f"Not known whether it has converged: the widest change from {second} to {top}, "
-        f"{_label(arms, widest, single)} {fmt_change(metric, w['diff'])} ({level} "
-        f"{_fmt_interval(metric, w)}), neither excludes 0 nor lies within {band}"
-        + (f"; {more} would settle it (four times in five if nothing changes)." if more else ".")
+        f"Not known whether it has converged: the change from {second} to {top} furthest "
+        f"from settled, {_label(arms, widest, single)} {fmt_change(metric, w['diff'])} "
+        f"({level} {_fmt_interval(metric, w)}), neither excludes 0 nor lies within {band}"
+        + (f"; {more} would settle it (four times in five)." if more else ".")
     )
 
 
@@ -252,21 +255,40 @@ def _moving_part(
     )
 
 
-def _more_games(pops: list[dict[str, Any]], move: Mapping[str, Any], tol: float, z: float) -> str:
-    """``about N more games per arm at TOP and M at SECOND`` that would settle ``move``
-    (the widest interaction) at ± ``tol`` with ``z`` standard errors each side; "" when it
-    cannot say.
+def _settle_factor(move: Mapping[str, Any], tol: float, z: float) -> float:
+    """By how much both rungs' games must grow to settle the change ``move``, judged at
+    its observed size ``d``: a change of less than half the tolerance settles as
+    converged once ``(z + 1.28)·SE ≤ tol − |d|``, a larger one as moving once
+    ``(z + 1.28)·SE ≤ |d|`` (for ``d = 0``: ``SE = tol / (z + 1.28)``). NaN without an
+    interval.
 
-    Settled means: with no true change the interval would lie inside ± ``tol`` four times
-    in five (converged), and a true change of ``tol`` would be found moving nine times in
-    ten; both hold where the interaction's standard error is ``tol / (z + 1.28)``. The
-    interaction's variance is the sum of the two rungs' variances, so scaling both rungs'
-    games by one factor scales it by the inverse factor: the same factor applies to each
-    rung's games."""
+    >>> round(_settle_factor({"diff": 0.0, "se": 0.01}, 0.015, 1.96), 2)
+    4.67
+    >>> _settle_factor({"diff": 0.0, "se": 0.0}, 0.015, 1.96)
+    nan
+    """
     se = float(move.get("se", math.nan))
     if not se > 0:
+        return math.nan
+    d = abs(float(move["diff"]))
+    margin = max(d, tol - d)
+    return float((se * (z + SETTLE_POWER_Z) / margin) ** 2)
+
+
+def _more_games(pops: list[dict[str, Any]], move: Mapping[str, Any], tol: float, z: float) -> str:
+    """``about N more games per arm at TOP and M at SECOND`` that would settle ``move``
+    (the interaction furthest from settled) at ± ``tol`` with ``z`` standard errors each
+    side; "" when it cannot say.
+
+    Settled means, for a true change of the observed size (:func:`_settle_factor`): the
+    verdict comes out converged, or moving, four times in five (with no change: the
+    interval inside ± ``tol``, and a change of ``tol`` found moving nine times in ten).
+    The interaction's variance is the sum of the two rungs' variances, so scaling both
+    rungs' games by one factor scales it by the inverse factor: the same factor applies to
+    each rung's games."""
+    factor = _settle_factor(move, tol, z)
+    if not factor > 0:
         return ""
-    factor = (se * (z + SETTLE_POWER_Z) / tol) ** 2
     parts = []
     for p in (pops[-1], pops[-2]):
         games = int(p["games_per_arm"])

@@ -120,14 +120,14 @@ def test_not_known_with_wide_intervals_gives_the_games_that_would_resolve_it() -
     ]
     got = converge(pops, METRIC, 0.015)
     assert got["verdict"] == "not known"
-    # SE of the interaction: √2 · wide; wanted: 0.015 / (1.96 + 1.28), converged four
-    # times in five with no change -> factor (√2·0.05·3.24/1.96/0.015)² = 60.8
-    factor = (math.sqrt(2) * wide * (Z95 + SETTLE_POWER_Z) / 0.015) ** 2
+    # SE of the interaction: √2 · wide; the change seen, +0.2 points, settles as converged
+    # once (1.96 + 1.28)·SE ≤ 1.5 − 0.2 points -> factor (√2·wide·3.24/0.013)² = 80.9
+    factor = (math.sqrt(2) * wide * (Z95 + SETTLE_POWER_Z) / 0.013) ** 2
     more_top, more_second = math.ceil(400 * factor) - 400, math.ceil(1000 * factor) - 1000
-    assert more_top == 23_914 and more_second == 59_784
+    assert more_top == 31_971 and more_second == 79_926
     assert (
         f"about {more_top:,} more games per arm at mcts and {more_second:,} at learned would "
-        "settle it (four times in five if nothing changes)." in got["sentence"]
+        "settle it (four times in five)." in got["sentence"]
     )
     assert "+0.2 points (95% -6.9 points … +7.3 points)" in got["sentence"]
 
@@ -420,3 +420,24 @@ def test_a_ladder_without_todays_defaults_warns(tmp_path: Path) -> None:
         '\n[[populations]]\nname = "vs-deeper"\nswap = { greedy = "mcts:iters=48" }\n'
     )
     assert stale_defaults(load_experiment(write(tmp_path, above))) == []
+
+
+def test_not_known_names_the_change_furthest_from_settled_and_never_zero_games() -> None:
+    # "a" is within the tolerance already (the widest interval); "b" straddles its edge:
+    # the games must be those that settle "b", not "about 0 more games" from "a"
+    z = family_z(2)
+    answers = {"a": (0.0, 0.0128 / z), "b": (0.012, 0.013 / z)}
+    pops = [rung("learned", {k: (0.0, 1e-9) for k in answers}), rung("mcts", answers)]
+    got = converge(pops, METRIC, 0.015)
+    assert got["verdict"] == "not known"
+    assert "furthest from settled, b − old +1.2 points" in got["sentence"]
+    assert "about 0 more" not in got["sentence"]
+
+
+def test_the_rebuilt_ladders_play_todays_defaults() -> None:
+    """The shipped ladders rebuilt with today's players (the others still name the
+    players they were played with, and warn)."""
+    for name in ("scoring-rules",):
+        exp = load_experiment(Path("experiments") / f"{name}.toml")
+        assert stale_defaults(exp) == [], name
+    assert stale_defaults(load_experiment(Path("experiments/betting-thresholds.toml")))

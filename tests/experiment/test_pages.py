@@ -108,9 +108,10 @@ def test_shipped_bottom_lines_state_convergence_and_the_study() -> None:
     assert lines[1].startswith("Not known whether it has converged: about ")
     assert lines[2].startswith("Study bets over vs-learned/default: ")
     assert "advice that won when followed in play" in lines[2]
-    assert bottom_line(shipped("scoring-rules"))[1].startswith(
-        "Not known whether it has converged: about "
-    )
+    scoring = bottom_line(shipped("scoring-rules"))
+    assert scoring[0].startswith("At the top rung (mcts), how often the seat ahead after round 1")
+    assert scoring[0].endswith("(3 mcts players, 24,000 games per arm).")
+    assert scoring[1].startswith("Still moving with strength: classic − revised (old points)")
 
 
 @pytest.mark.parametrize(

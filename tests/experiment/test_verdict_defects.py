@@ -158,7 +158,7 @@ def test_ladder_games_settle_the_verdict_four_times_in_five() -> None:
         int(words[1].split(" ")[0].replace(",", "")),
     )
     assert more_top == more_second and got["sentence"].endswith(
-        "would settle it (four times in five if nothing changes)."
+        "would settle it (four times in five)."
     )
     new_se = se * math.sqrt(games / (games + more_top))
     settled, found = 0, 0
