@@ -80,6 +80,29 @@ def test_tutorial_shows_its_experiment_file_as_it_is() -> None:
     assert exp.arms[0].rules.as_dict() != exp.arms[1].rules.as_dict()
 
 
+def test_tutorial_ladder_step_places_each_line_where_it_loads(tmp_path: Path) -> None:
+    """Step 6's TOML, placed as it says (``ladder = true`` above the first ``[[arms]]``, the
+    populations at the end), loads as a ladder; appended at the end instead, TOML puts
+    ``ladder`` into ``[arms.rule]`` and the file is refused."""
+    from haggis_sim.experiment.spec import ExperimentError, load_experiment
+
+    (block,) = [b for b in code_blocks(DOCS / "tutorial.md", "toml") if "[[populations]]" in b]
+    assert "ladder = true" in block and "# at the end of the file:" in block
+    populations = block.split("# at the end of the file:", 1)[1]
+    base = TUTORIAL_TOML.read_text()
+    placed = base.replace("[[arms]]", "ladder = true\n\n[[arms]]", 1) + populations
+    exp = load_experiment(_write(tmp_path / "placed.toml", placed))
+    assert exp.ladder and [p.name for p in exp.populations] == ["heuristic", "learned"]
+    wrong = base + "ladder = true\n" + populations
+    with pytest.raises(ExperimentError):
+        load_experiment(_write(tmp_path / "wrong.toml", wrong))
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
 def _tutorial_command() -> list[str]:
     line = next(
         ln
