@@ -10,6 +10,10 @@ holding it; a writer that opened the file just before it was removed locks a fil
 longer at that path, notices (the inodes differ), and tries again.
 
 Readers (``query``, ``report``, ``compare``, ...) never take the lock.
+
+The lock file is opened without following a symbolic link and must be a regular file:
+a run folder received from someone else may hold a link named like the lock, and writing
+the PID through it would overwrite whatever file it points at.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -28,6 +33,33 @@ _PID_WAIT = 0.5  # seconds to wait for a new holder to write its PID into the fi
 
 class RunLockedError(InputError):
     """Another process is writing the run folder (it holds the folder's lock)."""
+
+
+class LockFileError(InputError):
+    """The run folder's lock file is a symbolic link or not a regular file."""
+
+
+def _not_a_lock(path: Path) -> LockFileError:
+    return LockFileError(
+        f"run folder {path.parent} holds {path.name} that is a symbolic link or not a regular "
+        "file; haggis-sim never writes through it: remove it if the run is yours, then try "
+        "again"
+    )
+
+
+def _open_lock(path: Path, flags: int) -> int:
+    """``os.open`` of the lock file, never through a symbolic link and never blocking on a
+    FIFO; LockFileError where it is a link or not a regular file."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    except OSError as exc:
+        if path.is_symlink() or exc.errno == getattr(os, "ELOOP", -1):
+            raise _not_a_lock(path) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise _not_a_lock(path)
+    return fd
 
 
 def _holder(path: Path) -> str:
@@ -58,9 +90,9 @@ def check_free(run_dir: Path) -> None:
     """
     path = run_dir / LOCK
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = _open_lock(path, os.O_RDONLY)
     except OSError:
-        return  # no lock file: nobody holds it
+        return  # no lock file (or none that can be read): nobody holds it
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -72,7 +104,7 @@ def check_free(run_dir: Path) -> None:
 def _lock_once(path: Path) -> int | None:
     """Lock the file at ``path`` (created if missing); its descriptor, or None if the
     locked file was removed meanwhile (try again). RunLockedError if another holds it."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _open_lock(path, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -82,7 +114,7 @@ def _lock_once(path: Path) -> int | None:
         os.close(fd)
         raise
     try:
-        same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        same = os.fstat(fd).st_ino == os.stat(path, follow_symlinks=False).st_ino
     except FileNotFoundError:
         same = False
     if not same:
