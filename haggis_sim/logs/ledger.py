@@ -28,9 +28,11 @@ from pathlib import Path
 
 import polars as pl
 
+from ..inputs import read_regular
 from .schema import TABLES, DamagedLogError
 
 LEDGER = "parts.jsonl"
+MAX_LEDGER_BYTES = 256 * 2**20  # a line per chunk: a billion games hold far less
 PART_GLOB = "part-*.parquet"
 PART_NAME = re.compile(r"part-\d{10}-\d{10}\.parquet")
 """Exactly the names :func:`part_name` gives: any other file in a table folder (a user's
@@ -148,7 +150,7 @@ def read_entries(run_dir: Path) -> tuple[list[Entry], int]:
     entries: list[Entry] = []
     bad = 0
     try:
-        text = ledger_path(run_dir).read_text()
+        text = read_regular(ledger_path(run_dir), MAX_LEDGER_BYTES).decode("utf-8")
     except FileNotFoundError:
         return [], 0
     except (OSError, UnicodeDecodeError) as exc:
