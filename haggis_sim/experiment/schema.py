@@ -97,11 +97,14 @@ def _positive(value: int) -> int:
     return value
 
 
+MIN_PRECISION = 1e-6  # a finer half-width asks for more games than any budget holds
+
+
 def _precision(value: float | None) -> float | None:
-    if value is not None and not value > 0:  # NaN is not > 0 either
+    if value is not None and not value >= MIN_PRECISION:  # NaN fails too
         raise ValueError(
-            f"'precision' must be a positive half-width (0.01: a ±1-point interval of a "
-            f"rate), got {value}"
+            f"'precision' must be a half-width of at least {MIN_PRECISION:g} (0.01: a "
+            f"±1-point interval of a rate), got {value}"
         )
     return value
 

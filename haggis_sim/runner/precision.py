@@ -39,6 +39,11 @@ Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 CHECKPOINTS = 20  # checkpoints on the way to the games a 50% win rate needs
 
 
+#: the finest half-width a run may be sized to: ±0.01 points of a win rate already needs
+#: about 10 billion games, and a finer one overflows the games it would ask for
+MIN_PRECISION = 1e-4
+
+
 def precision_problem(precision: object, entries: int) -> str | None:
     """Why ``precision`` cannot size a run of ``entries`` strategy entries, or None."""
     if precision is None:
@@ -46,11 +51,11 @@ def precision_problem(precision: object, entries: int) -> str | None:
     if (
         not isinstance(precision, float | int)
         or isinstance(precision, bool)
-        or not 0 < precision < 0.5
+        or not MIN_PRECISION <= precision < 0.5
     ):
         return (
-            "--precision must be a half-width above 0 and below 0.5 (0.01: a ±1-point "
-            f"interval of the win rate), got {precision!r}"
+            f"--precision must be a half-width from {MIN_PRECISION:g} to below 0.5 (0.01: a "
+            f"±1-point interval of the win rate), got {precision!r}"
         )
     if entries < 2:
         return (

@@ -212,3 +212,11 @@ def test_precision_stops_early_at_the_same_games_as_a_fixed_run() -> None:
             assert sized.games.sort("game_id").equals(fixed.games.sort("game_id"))
     with pytest.raises(RunError, match="--precision must be"):
         hs.tournament(["heuristic", "random"], precision=0.7, **kw)
+
+
+def test_an_absurdly_fine_precision_is_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(hs.InputError, match="--precision must be a half-width from 0.0001"):
+        hs.tournament(["greedy", "random"], games=10, precision=1e-300, out=tmp_path / "t")
+    assert not (tmp_path / "t").exists()

@@ -60,9 +60,9 @@ def test_without_precision_no_stop_line(tmp_path: Path) -> None:
 
 def test_refusals_are_one_line(tmp_path: Path) -> None:
     out = str(tmp_path / "run")
-    for bad in ("0", "0.5", "-0.1", "2"):
+    for bad in ("0", "0.5", "-0.1", "2", "1e-300", "0.00009"):
         res = invoke("run", *PAIR, "-n", "100", "--precision", bad, "--out", out)
-        one_line_error(res, "--precision must be a half-width above 0 and below 0.5")
+        one_line_error(res, "--precision must be a half-width from 0.0001 to below 0.5")
     res = invoke("run", "-s", "greedy", "-n", "100", "--precision", "0.01", "--out", out)
     one_line_error(res, "--precision needs a pairing", "one strategy fills every seat")
     assert not (tmp_path / "run").exists()

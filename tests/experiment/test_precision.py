@@ -62,8 +62,9 @@ def refused(tmp_path: Path, text: str) -> str:
 @pytest.mark.parametrize(
     ("keys", "words"),
     [
-        ("precision = 0.0\n", ["'precision' must be a positive half-width", "got 0.0"]),
-        ("precision = -0.5\n", ["'precision' must be a positive"]),
+        ("precision = 0.0\n", ["'precision' must be a half-width of at least 1e-06", "got 0.0"]),
+        ("precision = 1e-300\n", ["'precision' must be a half-width of at least", "got 1e-300"]),
+        ("precision = -0.5\n", ["'precision' must be a half-width of at least"]),
         ("precision = 'tight'\n", ["'precision' must be a number"]),
         ("precision = 5.0\nbudget = 59\n", ["'budget' (59) must be at least 'games' (60)"]),
         ("precision = 5.0\nbudget = 0\n", ["'budget' must be a number of games from 1"]),
