@@ -129,9 +129,16 @@ def test_shipped_summary_markdown_is_what_the_code_writes_today(name: str) -> No
 
 
 def test_shipped_bottom_lines_name_the_stronger_search_by_its_parameters() -> None:
-    line = bottom_line(shipped("bomb-timing"))[0]
+    line = bottom_line(shipped("betting-thresholds"))[0]
     assert line.startswith("At the top rung (vs-mcts-mix2), ")
-    assert line.endswith("(heuristic vs mcts:iters=64,model=mix2,qinit=0.0, 2,000 games per arm).")
+    assert "(heuristic vs mcts:iters=64,model=mix2,qinit=0.0, 2,000 games per arm)." in line
+    bombs = bottom_line(shipped("bomb-timing"))
+    assert bombs[0].startswith("At the top rung (vs-mcts), how often the entry wins the game")
+    assert (
+        "best: bomb late (baseline) 8.4% [7.9%, 8.9%], separable from every other arm" in (bombs[0])
+    )
+    assert bombs[0].endswith("(heuristic vs mcts, 10,000 games per arm).")
+    assert bombs[1].startswith("Still moving with strength: bomb early − bomb late")
 
 
 def older(summary: dict) -> dict:
