@@ -125,7 +125,7 @@ def run(
     """Play many complete games between strategies; log every move to Parquet."""
     from ..logs.store import location
     from ..outputs import check_outside
-    from ..runner.run import RunConfig
+    from ..runner.run import RunConfig, scheduler_problem
 
     try:
         if resume is not None:
@@ -139,6 +139,8 @@ def run(
                     "manifest); with --resume give only --jobs, --backend, --scheduler, "
                     "--chunk-size, --quiet"
                 )
+            if why := scheduler_problem(backend, scheduler):
+                raise InputError(why)
             config = RunConfig(
                 strategies=[], games=1, rules={}, jobs=jobs, backend=backend,
                 scheduler=scheduler, chunk_size=chunk_size,

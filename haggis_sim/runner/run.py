@@ -93,6 +93,17 @@ class Sync(Protocol):
         tables in ``stored``, which its worker put in the store)."""
 
 
+def scheduler_problem(backend: str, scheduler: str | None) -> str | None:
+    """Why ``scheduler`` cannot be used with ``backend``, or None: a scheduler address is a
+    Dask cluster's, and without ``--backend dask`` it would be silently ignored."""
+    if scheduler is not None and backend != "dask":
+        return (
+            f"--scheduler {scheduler} is the address of a Dask scheduler: give --backend dask "
+            "with it (or leave --scheduler out to play on this machine)"
+        )
+    return None
+
+
 @dataclass(frozen=True)
 class RunConfig(RunSettings):
     """Everything that determines a run's games (and how it is executed).
@@ -124,6 +135,8 @@ class RunConfig(RunSettings):
             raise RunError(f"--seats must be rotate or fixed, got {self.seats!r}")
         if self.backend not in BACKENDS:
             raise RunError(f"--backend must be loky or dask, got {self.backend!r}")
+        if why := scheduler_problem(self.backend, self.scheduler):
+            raise RunError(why)
         if not isinstance(self.chunk_size, int) or self.chunk_size < 0:
             raise RunError("--chunk-size must be 0 (automatic) or a positive number of games")
         if not isinstance(self.jobs, int) or self.jobs < 0:

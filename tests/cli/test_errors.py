@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_helpers import invoke, one_line_error
 from typer.testing import CliRunner
 
 import haggis_sim.runner.run as run_module
@@ -65,3 +66,16 @@ def test_bad_input_is_still_one_line(tmp_path: Path) -> None:
     assert res.stderr.strip().startswith("error: --games") and len(res.stderr.splitlines()) == 1
     res = runner.invoke(app, ["play", "--rules", "nosuch"])
     assert res.exit_code == 2 and "nosuch" in res.stderr
+
+
+def test_a_scheduler_without_the_dask_backend_is_refused(tmp_path: Path) -> None:
+    """--scheduler alone was silently ignored (the run played on this machine)."""
+    out = tmp_path / "r"
+    res = invoke("run", "-s", "greedy,random", "-n", "8", "--scheduler", "tcp://127.0.0.1:9",
+                 "--out", str(out))  # fmt: skip
+    one_line_error(res, "--scheduler tcp://127.0.0.1:9", "--backend dask")
+    assert not out.exists()
+    assert invoke("run", "-s", "greedy,random", "-n", "8", "-q", "--jobs", "1",
+                  "--out", str(out)).exit_code == 0  # fmt: skip
+    res = invoke("run", "--resume", str(out), "--scheduler", "tcp://127.0.0.1:9")
+    one_line_error(res, "--backend dask")
