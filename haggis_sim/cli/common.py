@@ -33,10 +33,10 @@ def run_folder(value: Path) -> Path:
     (status 2) if the URL holds no readable run."""
     from ..logs.store import local_copy, location
 
-    where = location(value)
-    if isinstance(where, Path):
-        return where
     try:
+        where = location(value)
+        if isinstance(where, Path):
+            return where
         return local_copy(where)
     except InputError as exc:
         raise fail(str(exc)) from None

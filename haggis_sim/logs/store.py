@@ -1,8 +1,9 @@
 """Where a run lives: a local folder, or a prefix in an object store (``s3://bucket/run``).
 
 A run location given on the command line is a local path, or a URL (text with ``://``).
-``file://`` URLs are local paths and go through the local code unchanged; any other URL
-is opened with fsspec (``s3://`` needs the ``s3`` extra: s3fs). Credentials come from
+``file://`` URLs are local paths and go through the local code unchanged; an object
+store URL (``s3://``, :data:`STORE_SCHEMES`) is opened with fsspec (it needs the ``s3``
+extra: s3fs); any other scheme is refused, since a run must outlive the process. Credentials come from
 the environment only (``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``,
 ``AWS_ENDPOINT_URL``, ...): a URL carrying a user, password or query string is refused,
 so no secret can reach a manifest, a log line or an error message.
@@ -41,19 +42,38 @@ class StoreError(InputError):
     unreachable endpoint, refused credentials."""
 
 
+#: the object stores a run may live in: storage that outlives the process (``memory://``
+#: dies with it; ``ftp://``, ``zip://`` and the like are not stores a run is kept in)
+STORE_SCHEMES = ("s3", "s3a")
+_BARE_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):/*$")
+
+
 def location(value: str | Path) -> str | Path:
     """A run location as given: a URL (normalized text) or a local Path.
 
     A command-line argument may arrive as a Path, which folds ``s3://b/p`` into
-    ``s3:/b/p``; the scheme is recognized either way. ``file://`` gives the local Path.
+    ``s3:/b/p`` (and ``s3://`` into ``s3:``); the scheme is recognized either way.
+    ``file://`` gives the local Path. StoreError (one line) for a scheme other than
+    :data:`STORE_SCHEMES` and for a store URL without a bucket, so nothing is ever
+    written to a folder named like a URL.
     """
     text = str(value)
+    bare = _BARE_SCHEME.match(text)
+    if bare is not None and bare.group(1).lower() in (*STORE_SCHEMES, "file"):
+        raise StoreError(
+            f"{bare.group(1)}://: a run URL needs a bucket and a prefix (s3://bucket/run)"
+        )
     match = _URL.match(text)
     if match is None or len(match.group(1)) < 2:  # "c:/..." is not a URL scheme
         return Path(value)
     scheme, rest = match.group(1).lower(), match.group(2).rstrip("/")
     if scheme == "file":
         return Path("/" + rest)
+    if scheme not in STORE_SCHEMES:
+        raise StoreError(
+            f"{scheme}://{rest}: runs are kept in a local folder or an object store "
+            f"({', '.join(s + '://' for s in STORE_SCHEMES)}); {scheme}:// is not one"
+        )
     return f"{scheme}://{rest}"
 
 

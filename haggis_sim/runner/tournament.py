@@ -31,6 +31,7 @@ from ..errors import InputError
 from ..logs import ledger
 from ..logs.manifest import Manifest, python_call
 from ..logs.schema import TABLES
+from ..logs.store import location
 from ..outputs import check_outside
 from ..rules import Rules
 from .run import RunConfig, RunError, execute
@@ -186,6 +187,11 @@ def tournament(
     if out is not None and not isinstance(out, str | os.PathLike):
         raise RunError(f"out must be a folder path or None, got {out!r}")
     if out is not None:
+        if isinstance(location(os.fspath(out)), str):
+            raise RunError(
+                f"out={str(out)!r} is an object-store URL: tournament plays into a local "
+                "folder; give a local path, or use haggis-sim run --out for an object store"
+            )
         check_outside(Path(out), "out", RunError)
     run_dir = Path(tempfile.mkdtemp(prefix="haggis-tournament-")) if out is None else Path(out)
     notes: list[str] = []

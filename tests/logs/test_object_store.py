@@ -163,7 +163,7 @@ def _first_part(fs: Any, name: str) -> str:
     [
         ("s3://{bucket}-missing/run", ["does not exist"]),
         ("s3://key:pw@{bucket}/run", ["may not carry"]),
-        ("nosuch://x/run", ["not a usable object-store URL"]),
+        ("nosuch://x/run", ["nosuch:// is not one"]),
         ("s3://{bucket}", ["needs a bucket and a prefix"]),
     ],
 )
