@@ -32,8 +32,8 @@ on the observation, the alternatives, the parameters and ``seed``.
 'seat 0 passes'
 
 :func:`root_visits` runs instead the play-time search of the rollout ``mcts``
-(``strategies.builtin.ROLLOUT_MCTS``, the default before 2026-12: PUCT at the root with the
-shipped gen2 model as prior, :func:`strategies.ismcts.search_root`)
+(``strategies.builtin.ROLLOUT_MCTS``: PUCT at the root with the shipped gen2 model as
+prior, :func:`strategies.ismcts.search_root`)
 and returns each root move's visits and prior: which moves that search would consider,
 for a study that must *choose* among many alternatives the way the strongest player does.
 
@@ -301,8 +301,8 @@ def _prior_params() -> np.ndarray:
     """The rollout mcts's parameter array (its named slots, then the prior model's
     weights), read once: the model file is loaded and checked the way ``mcts`` loads it.
 
-    The search pinned is ``strategies.builtin.ROLLOUT_MCTS`` (the default before
-    2026-12: gen2 as prior, leaves valued by rollouts), whose alternatives and figures
+    The search pinned is ``strategies.builtin.ROLLOUT_MCTS`` (gen2 as prior, leaves
+    valued by rollouts), whose alternatives and figures
     the decision analyses published; the value-net default is not what they measure.
     """
     from .builtin import ROLLOUT_MCTS

@@ -215,17 +215,16 @@ MODEL_PARAM = Param(
     str,
     DEFAULT_LEARNED_MODEL,
     f"model file (.npz from haggis-sim train) or a shipped model's name; {DEFAULT_LEARNED_MODEL} "
-    "by default since 2026-12; default and gen3: the third generation, learned's default "
-    "before (gen1, gen2: the generations it was trained from; "
-    f"{MIXED_LINE_HELP})",
+    "by default; default and gen3: the third generation (gen1, gen2: the generations it "
+    f"was trained from; {MIXED_LINE_HELP})",
 )
 MCTS_MODEL_PARAM = Param(
     "model",
     str,
     MCTS_PRIOR_MODEL,
     "with prior=learned, the prior's model file (.npz from haggis-sim train) or a shipped "
-    f"model's name; {MCTS_PRIOR_MODEL} by default since 2026-12, gen2 before (default and gen3: "
-    f"the third generation; {MIXED_LINE_HELP})",
+    f"model's name; {MCTS_PRIOR_MODEL} by default (gen2: the second generation; default and "
+    f"gen3: the third; {MIXED_LINE_HELP})",
 )
 SHA_PARAM = Param(
     "sha",
@@ -255,8 +254,7 @@ MIX_PARAM = Param(
     float,
     0.5,
     "with value=net, the weight of the value model's estimate at a leaf; the rest (1 - mix) "
-    "is a rollout (rollout policy) valued as value=game. 1: no rollout (0.5 by default "
-    "since 2026-12; 1 before)",
+    "is a rollout (rollout policy) valued as value=game. 1: no rollout",
     0.0,
     1.0,
 )
@@ -268,7 +266,7 @@ QINIT_PARAM = Param(
     "with value=net and prior=learned: each of the root's likeliest moves (the "
     f"{MCTS_QINIT_MOVES} with the highest prior) starts with this many virtual visits "
     "valued at the value model's estimate of the position after it, as the searcher sees "
-    "it (0: none, the default before 2026-12; docs/strategies.md)",
+    "it (0: none; docs/strategies.md)",
     0.0,
     1000.0,
 )
@@ -311,12 +309,12 @@ def bind_model(strategy: Strategy, value: bool = False) -> LearnedModel:
     return model
 
 
-#: the search before 2026-12, when its defaults moved on evidence (docs/strategies.md,
-#: The default search and learned model since 2026-12): its spec letter for letter as a
-#: run recorded it, short of the SHA-256 prefix; the shipped studies, the training
-#: commands' default teacher and every figure published before then play it
+#: the rollout search (bare ``mcts`` played it until its defaults moved on evidence,
+#: docs/strategies.md): its spec letter for letter as a run recorded it,
+#: short of the SHA-256 prefix; the shipped studies' judge, the training commands' default
+#: teacher and the figures published with it play it
 ROLLOUT_MCTS = "mcts:iters=64,value=game,model=gen2"
-#: learned's model before 2026-12 (the third generation), by the name its runs recorded
+#: the third-generation learned model, by the name its runs recorded
 GEN3_LEARNED = "learned:model=default"
 
 #: the value an inert mcts parameter takes (the one the search had before the parameter
@@ -344,8 +342,8 @@ class MctsStrategy(CompiledStrategy):
         "moves ranked by PUCT with the learned model as prior, UCB with availability counts "
         "below; a leaf is worth half the value model's estimate and half a rollout to the "
         "end of the round valued by the chance of winning the game from the totals after "
-        "it, and the root's likeliest moves start from the value model's estimate (since "
-        "2026-12; the search before: " + ROLLOUT_MCTS + "); bets by scoring each bet "
+        "it, and the root's likeliest moves start from the value model's estimate (the "
+        "rollout search by name: " + ROLLOUT_MCTS + "); bets by scoring each bet "
         "option under the rules in force."
     )
     params = (
@@ -354,8 +352,7 @@ class MctsStrategy(CompiledStrategy):
             int,
             24,
             "search iterations per decision (fewer when the most visited action can no "
-            "longer be overtaken; none when only one action is legal; 24 by default since "
-            "2026-12, 64 before)",
+            "longer be overtaken; none when only one action is legal)",
             1,
             100_000,
         ),
@@ -385,8 +382,7 @@ class MctsStrategy(CompiledStrategy):
             "of winning the game from the totals after it) or round (the round's score "
             "margin, squashed; no difference shown with 2 players, game stronger with 3: "
             "docs/strategies.md, How mcts decides); net: no rollout, the value model's "
-            "estimate of game's reward (vmodel), mixed with a rollout by mix (net by "
-            "default since 2026-12, game before)",
+            "estimate of game's reward (vmodel), mixed with a rollout by mix",
             choices=("game", "round", "net"),
         ),
         Param(

@@ -25,7 +25,7 @@ VALUE_ROUND = MCTS_VALUES.index("round")
 VALUE_NET = MCTS_VALUES.index("net")
 # The game-value model (game_values): one round moves the score of the round's top scorer
 # by ROUND_TOP points on average, and two seats' totals apart with a standard deviation of
-# ROUND_SPREAD x ROUND_TOP. Measured on 2026-11-26 from 4,000 heuristic self-play games per
+# ROUND_SPREAD x ROUND_TOP. Measured from 4,000 heuristic self-play games per
 # preset (rounds table: mean of the highest round total; stddev of total_0 - total_1):
 # 2 players, top 39.5-51.9 points, spread 0.87-0.89 x top (mcts vs heuristic: 51.0, 0.93);
 # 3 players, top 54.5-60.6, spread 0.65-0.69 x top. The value depends on them only through

@@ -42,10 +42,10 @@ KEYS = ("format_version", "features", "weights", "provenance")
 HIDDEN_KEYS = ("hidden_weights", "hidden_bias", "output")
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 #: the models shipped in the package, by the name a ``model=`` value may give: ``default``
-#: (also ``gen3``) is the third generation, the one ``learned`` played before 2026-12
-#: (the name its runs recorded, so they replay it); ``gen1`` the first generation, taught
+#: (also ``gen3``) is the third generation, by the name its runs recorded (so they replay
+#: it); ``gen1`` the first generation, taught
 #: by the search without a prior; ``gen2`` the second (taught with ``gen1`` as prior), the
-#: prior of ``mcts`` before 2026-12; ``mix1``… the mixed line, whose teachers are named
+#: prior of the rollout ``mcts``; ``mix1``… the mixed line, whose teachers are named
 #: once, in ``strategies.builtin.MIXED_LINE_HELP``, and recorded in each file's provenance
 #: (the model card in docs/strategies.md tells them in full)
 SHIPPED_MODELS = {"default": "learned-default.npz", "gen3": "learned-default.npz",
@@ -53,12 +53,12 @@ SHIPPED_MODELS = {"default": "learned-default.npz", "gen3": "learned-default.npz
                   "mix1": "learned-mix1.npz", "mix2": "learned-mix2.npz",
                   "mix3": "learned-mix3.npz", "mix4": "learned-mix4.npz",
                   "mix5": "learned-mix5.npz", "mix6": "learned-mix6.npz"}  # fmt: skip
-#: the model ``learned`` plays when none is named (since 2026-12, on the evidence in
-#: docs/strategies.md: 61.5% [60.6%, 62.5%] of 9,996 2-player games against gen3)
+#: the model ``learned`` plays when none is named (the evidence in docs/strategies.md:
+#: 61.5% [60.6%, 62.5%] of 9,996 2-player games against gen3)
 DEFAULT_LEARNED_MODEL = "mix6"
 #: mcts's prior, pinned to one generation rather than following ``learned``'s default,
 #: so a newly shipped ``learned`` model does not silently change the search and every
-#: figure of it (mix5 since 2026-12, with the defaults of the search it is the prior of)
+#: figure of it (mix5, with the defaults of the search it is the prior of)
 MCTS_PRIOR_MODEL = "mix5"
 DEFAULT_MODEL = MODELS_DIR / SHIPPED_MODELS[DEFAULT_LEARNED_MODEL]
 #: the value models shipped in the package (``mcts:value=net,vmodel=NAME``): the same

@@ -84,8 +84,8 @@ def study(
     opportunities (a seat's first turn of a round) from the logged games, stratified so
     each cell of the deciding factors holds --min-per-bin positions where the run has
     them, rebuilds each, and scores the alternatives from the acting seat's information
-    set with the rollout mcts search (the default before 2026-12: value=game, learned
-    prior; ISMCTS, forced root children). Prints the table by situation with 95%
+    set with the rollout mcts search (value=game, the gen2 learned prior, 64 iterations;
+    ISMCTS, forced root children). Prints the table by situation with 95%
     intervals and guidance lines where an interval excludes 0 and the bin holds enough
     positions.
     """

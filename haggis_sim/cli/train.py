@@ -27,8 +27,8 @@ Teacher = Annotated[
     str,
     typer.Option(
         "--teacher",
-        help="Compiled strategy to imitate (default: the search before 2026-12, rollouts "
-        "with the shipped gen2 model as prior; it taught the shipped gen3 model).",
+        help="Compiled strategy to imitate (default: the rollout search, rollouts with the "
+        "shipped gen2 model as prior; it taught the shipped gen3 model).",
     ),
 ]
 Target = Annotated[

@@ -25,7 +25,7 @@ Teacher = Annotated[
     typer.Option(
         "--teacher",
         help="The mcts spec whose self-play the value learns from, and which the new value "
-        "is gated against (default: the search before 2026-12, greedy rollouts).",
+        "is gated against (default: the rollout search, greedy rollouts).",
     ),
 ]
 Hidden = Annotated[int, typer.Option("--hidden", help="Hidden tanh units (1 to 64).")]

@@ -3,8 +3,8 @@
 A run location given on the command line is a local path, or a URL (text with ``://``).
 ``file://`` URLs are local paths and go through the local code unchanged; an object
 store URL (``s3://``, :data:`STORE_SCHEMES`) is opened with fsspec (it needs the ``s3``
-extra: s3fs); any other scheme is refused, since a run must outlive the process. Credentials come from
-the environment only (``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``,
+extra: s3fs); any other scheme is refused, since a run must outlive the process.
+Credentials come from the environment only (``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``,
 ``AWS_ENDPOINT_URL``, ...): a URL carrying a user, password or query string is refused,
 so no secret can reach a manifest, a log line or an error message.
 

@@ -47,7 +47,7 @@ class RunLike(Protocol):
 
 
 #: a fresh compile of the engine on the 2-core development machine (`haggis-sim run -s
-#: greedy,heuristic`, 2026-11-27: 57 s quiet, 69-85 s with other jobs running); the
+#: greedy,heuristic`: 57 s quiet, 69-85 s with other jobs running); the
 #: estimate until this machine has measured its own
 DEFAULT_SECONDS = 70.0
 #: the last measured compile time, kept in the cache's base folder (it survives the

@@ -32,9 +32,9 @@ from .value_rows import ValueRecorder, ValueRows
 
 TRAIN_ALTERNATIVES = 24  # actions kept per training decision (chosen and visited included)
 OPPONENTS = ("teacher", "heuristic", "greedy")
-#: the search that teaches by default, the teacher of the shipped third generation: mcts as
-#: it was before its defaults moved in 2026-12 (gen2 as prior, rollouts), pinned by its full
-#: spec so neither a new default search nor a new default model changes it. gen1 was
+#: the search that teaches by default, the teacher of the shipped third generation: the
+#: rollout mcts search (gen2 as prior, rollouts), pinned by its full spec so neither a new
+#: default search nor a new default model changes it. gen1 was
 #: taught by "mcts:iters=200,prior=none" (today: with value=game).
 DEFAULT_TEACHER = ROLLOUT_MCTS
 BATCH = 4  # games per worker task

@@ -27,7 +27,7 @@ from .provenance import stamp
 from .split import HOLDOUT_EVERY, SPLIT_RULE
 from .value_data import VALUE_UNITS, ValueRows, fit_value, generate_values
 
-#: generation 1's teacher: mcts before 2026-12 (greedy rollouts)
+#: generation 1's teacher: the rollout mcts search (greedy rollouts)
 DEFAULT_VALUE_TEACHER = ROLLOUT_MCTS
 MAX_VALUE_GAMES = 50_000  # rows take about 0.1 MB a game; the fit about 3x that
 MAX_VALUE_UNITS = 64
