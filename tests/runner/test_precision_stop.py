@@ -185,7 +185,7 @@ def test_extending_a_precision_run_plays_to_the_count(
 
 @pytest.mark.parametrize("bad", [0.0, 0.5, -0.01, 1.0, float("nan")])
 def test_precision_out_of_range_is_refused(bad: float, tmp_path: Path) -> None:
-    with pytest.raises(RunError, match="--precision must be a half-width above 0 and below"):
+    with pytest.raises(RunError, match="--precision must be a half-width from 0.0001 to below"):
         execute(config(precision=bad), tmp_path / "run")
     assert not (tmp_path / "run").exists()
 
