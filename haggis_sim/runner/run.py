@@ -127,8 +127,10 @@ class RunConfig(RunSettings):
         rules = self.game_rules()
         if not isinstance(self.seed, int) or not -(2**63) <= self.seed < 2**63:
             raise RunError(f"--seed must be a 64-bit integer, got {self.seed!r}")
-        if not isinstance(self.games, int) or self.games <= 0:
+        if isinstance(self.games, bool) or not isinstance(self.games, int) or self.games <= 0:
             raise RunError(f"--games must be a positive whole number, got {self.games!r}")
+        if not isinstance(self.log_moves, bool):
+            raise RunError(f"moves (--log-moves) must be True or False, got {self.log_moves!r}")
         if self.games > MAX_GAMES:
             raise RunError(f"--games must be at most {MAX_GAMES:,} (game ids are 32-bit)")
         if self.seats not in SEAT_MODES:

@@ -177,6 +177,8 @@ def tournament(
     False
     """
     arguments = {k: v for k, v in locals().items() if k in _PARAMETERS}
+    if progress is not None and not callable(progress):
+        raise RunError(f"progress must be a function (done, total) or None, got {progress!r}")
     the_rules = _rules(rules, players)
     config = RunConfig(
         strategies=_specs(strategies), games=games, rules=the_rules.as_dict(), seed=seed,

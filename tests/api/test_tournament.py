@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -219,4 +220,20 @@ def test_an_absurdly_fine_precision_is_refused_before_anything_is_written(
 ) -> None:
     with pytest.raises(hs.InputError, match="--precision must be a half-width from 0.0001"):
         hs.tournament(["greedy", "random"], games=10, precision=1e-300, out=tmp_path / "t")
+    assert not (tmp_path / "t").exists()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"moves": "no"}, "moves (--log-moves) must be True or False"),
+        ({"progress": 5}, "progress must be a function"),
+        ({"games": True}, "--games must be a positive whole number, got True"),
+    ],
+)
+def test_arguments_of_the_wrong_type_are_refused_before_anything_is_written(
+    kwargs: dict, words: str, tmp_path: Path
+) -> None:
+    with pytest.raises(hs.InputError, match=re.escape(words)):
+        hs.tournament(["greedy", "random"], **{"games": 4, **kwargs}, out=tmp_path / "t")
     assert not (tmp_path / "t").exists()
