@@ -147,7 +147,7 @@ class DaskPool:
                 self._client = Client(
                     n_workers=workers, threads_per_worker=1, dashboard_address=None
                 )
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, ValueError) as exc:
             raise BackendError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
         self.workers = max(1, sum(self._client.nthreads().values()))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -101,7 +102,16 @@ def scheduler_problem(backend: str, scheduler: str | None) -> str | None:
             f"--scheduler {scheduler} is the address of a Dask scheduler: give --backend dask "
             "with it (or leave --scheduler out to play on this machine)"
         )
+    if scheduler is not None and not _SCHEDULER.match(scheduler):
+        return (
+            f"--scheduler {scheduler!r} is not a Dask scheduler address: give "
+            "tcp://HOST:PORT (or tls://HOST:PORT)"
+        )
     return None
+
+
+#: a Dask scheduler address: an optional comm scheme, a host (name, IPv4 or [IPv6]), a port
+_SCHEDULER = re.compile(r"^((tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$")
 
 
 @dataclass(frozen=True)

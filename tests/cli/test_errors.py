@@ -79,3 +79,13 @@ def test_a_scheduler_without_the_dask_backend_is_refused(tmp_path: Path) -> None
                   "--out", str(out)).exit_code == 0  # fmt: skip
     res = invoke("run", "--resume", str(out), "--scheduler", "tcp://127.0.0.1:9")
     one_line_error(res, "--backend dask")
+
+
+@pytest.mark.parametrize("address", ["not an address", "tcp://HEAD", "127.0.0.1"])
+def test_a_scheduler_that_is_not_an_address_is_refused(address: str, tmp_path: Path) -> None:
+    """'not an address' reached dask.distributed and left as a ValueError traceback."""
+    out = tmp_path / "r"
+    res = invoke("run", "-s", "greedy,random", "-n", "8", "--backend", "dask",
+                 "--scheduler", address, "--out", str(out))  # fmt: skip
+    one_line_error(res, "is not a Dask scheduler address", "tcp://HOST:PORT")
+    assert not out.exists()
