@@ -52,7 +52,8 @@ class ExperimentError(InputError):
 
 
 GOALS = ("max", "min")
-ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=+,-]*")
+ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=+,-]{0,99}")  # a folder name, 100 at most
+MAX_LABEL = 200
 STUDY_KINDS = ("bombs", "bets")
 STUDY_VALUES = tuple(VALUES)  # a study's search: its reward, how it chooses (decisions.py)
 STUDY_PRIORS = tuple(PRIORS)
@@ -143,14 +144,25 @@ def _study_seed(value: int | None) -> int | None:
 
 def _folder_name(value: str) -> str:
     if not ARM_NAME.fullmatch(value):
-        raise ValueError(f"'name' must be letters, digits and . _ = + , - ; got {value!r}")
+        raise ValueError(
+            f"'name' must be letters, digits and . _ = + , - (100 at most); got {value!r}"
+        )
+    return value
+
+
+def _label(value: str) -> str:
+    """A label shown on the pages: printable text of at most :data:`MAX_LABEL` characters."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise ValueError(f"'label' may not hold control characters, got {value!r}")
+    if len(value) > MAX_LABEL:
+        raise ValueError(f"'label' must be at most {MAX_LABEL} characters, got {len(value)}")
     return value
 
 
 def _population_name(value: str) -> str:
     if not ARM_NAME.fullmatch(value) or value in RESERVED:
         raise ValueError(
-            f"'name' must be letters, digits and . _ = + , - and not one of "
+            f"'name' must be letters, digits and . _ = + , - (100 at most) and not one of "
             f"{', '.join(RESERVED)} (it names the population's folder)"
         )
     return value
@@ -278,9 +290,14 @@ class ArmTable(Table):
     SHOWN = ("name", "strategies", "rules", "players", "rule", "label", "head_to_head", "at")
     REQUIRED = ("name",)
 
-    label: Annotated[str, Says("'label' must be a text (a short name), got {value!r}")] | None = (
-        None
-    )
+    label: (
+        Annotated[
+            str,
+            AfterValidator(_label),
+            Says("'label' must be a text (a short name), got {value!r}"),
+        ]
+        | None
+    ) = None
     head_to_head: Annotated[bool, Says("'head_to_head' must be true or false, got {value!r}")] = (
         False
     )

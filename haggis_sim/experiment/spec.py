@@ -259,7 +259,7 @@ def load_experiment(path: Path) -> Experiment:
             "an experiment file is a short TOML text"
         )
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")  # an editor's BOM
     except UnicodeDecodeError as exc:
         raise ExperimentError(
             f"{path}: not UTF-8 text (byte {exc.start}); an experiment file is TOML in UTF-8"
@@ -413,8 +413,8 @@ def _check_arms(top: ExperimentTable, arms: list[Arm], w: str) -> None:
     for arm in arms:
         if not ARM_NAME.fullmatch(arm.name):
             raise ExperimentError(
-                f"{w}arm name {arm.name!r} must be letters, digits and . _ = + , - "
-                "(it names the arm's folder)"
+                f"{w}arm name {arm.name!r} must be letters, digits and . _ = + , - , 100 at "
+                "most (it names the arm's folder)"
             )
         if arm.name in RESERVED:
             raise ExperimentError(

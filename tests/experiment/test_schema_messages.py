@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from haggis_sim.experiment import ExperimentError, parse_experiment
+from haggis_sim.experiment import ExperimentError, load_experiment, parse_experiment
 from haggis_sim.experiment.schema import (
     ArmTable,
     ExperimentTable,
@@ -61,7 +61,7 @@ def test_every_key_is_named_in_the_unknown_key_sentence(model: type) -> None:
         ("[grid]\nparam = 'bet'\nvalues = [0.4]\nzz = 1\n",
          "[grid]: unknown key 'zz'; allowed keys: param, rule, values, entry"),
         (POPS + "[[populations]]\nname = 'report'\n", "population 'report': 'name' must be "
-         "letters, digits and . _ = + , - and not one of report, experiment.toml"),
+         "letters, digits and . _ = + , - (100 at most) and not one of report, experiment.toml"),
         (POPS + "[[populations]]\nname = 'c'\ngames = 0\n",
          "population 'c': 'games' must be positive, got 0"),
         (POPS + "[[populations]]\nname = 'c'\nswap = 3\n",
@@ -90,3 +90,41 @@ def test_missing_keys_are_named_in_the_order_of_the_file_format() -> None:
             parse_experiment(data)
         data[key] = full[key]
     parse_experiment(data)
+
+
+ARMS_FILE = """
+name = "x"
+question = "q?"
+games = 4
+seed = 1
+strategies = ["heuristic", "greedy"]
+metric = "win_rate"
+
+[[arms]]
+name = "a"
+"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ('\n[[arms]]\nname = "' + "b" * 101 + '"\n', "100 at most"),
+        ('\n[[arms]]\nname = "b"\nlabel = "bad\\u0000label"\n', "control characters"),
+        ('\n[[arms]]\nname = "b"\nlabel = "' + "l" * 201 + '"\n', "at most 200 characters"),
+    ],
+)
+def test_names_and_labels_that_cannot_be_shown_are_refused_before_play(
+    tmp_path: Path, extra: str, words: str
+) -> None:
+    """A 300-character arm name was refused only after arm a was played; a NUL in a label
+    was written raw into summary.md."""
+    path = tmp_path / "x.toml"
+    path.write_text(ARMS_FILE + extra)
+    with pytest.raises(ExperimentError, match=words):
+        load_experiment(path)
+
+
+def test_a_byte_order_mark_is_read_past(tmp_path: Path) -> None:
+    path = tmp_path / "x.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + ARMS_FILE.encode())
+    assert [a.name for a in load_experiment(path).arms] == ["a"]
