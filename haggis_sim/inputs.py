@@ -13,7 +13,11 @@ from pathlib import Path
 
 
 class UnreadableFile(OSError):
-    """The file is not a regular file, or is larger than its limit."""
+    """The file is not a regular file, or (``limit`` set) is larger than its limit."""
+
+    def __init__(self, message: str, limit: int | None = None) -> None:
+        super().__init__(message)
+        self.limit = limit
 
 
 def read_regular(path: Path, limit: int) -> bytes:
@@ -40,5 +44,5 @@ def read_regular(path: Path, limit: int) -> bytes:
             raise UnreadableFile(f"{path} is not a regular file")
         data = f.read(limit + 1)
     if len(data) > limit:
-        raise UnreadableFile(f"{path} is larger than {limit:,} bytes")
+        raise UnreadableFile(f"{path} is larger than {limit:,} bytes", limit)
     return data

@@ -21,8 +21,6 @@ import hashlib
 import io
 import json
 import math
-import os
-import stat
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +28,8 @@ from typing import Any
 
 import numpy as np
 from numpy.lib import format as npformat
+
+from haggis_sim.inputs import UnreadableFile, read_regular
 
 from .base import StrategyError
 from .learned_features import FEATURES
@@ -263,27 +263,21 @@ def _form(head: tuple[int, ...]) -> str:
 
 def _read_capped(path: Path, who: str) -> bytes:
     """The bytes of a regular file of at most :data:`MAX_MODEL_BYTES`; StrategyError for
-    anything else (checked with ``os.stat`` first, so a FIFO is never opened, and opened
-    non-blocking, so one swapped in meanwhile cannot hang the read)."""
+    anything else (:func:`haggis_sim.inputs.read_regular`: a FIFO is never opened, nor can
+    one swapped in meanwhile hang the read)."""
     try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            raise StrategyError(f"{who}: model file {path} is not a regular file")
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                raise StrategyError(f"{who}: model file {path} is not a regular file")
-            data = f.read(MAX_MODEL_BYTES + 1)
+        return read_regular(path, MAX_MODEL_BYTES)
+    except UnreadableFile as exc:
+        if exc.limit is not None:
+            raise StrategyError(
+                f"{who}: model file {path} is larger than {MAX_MODEL_BYTES // 2**20} MB; "
+                "a model file is far smaller (not a model file?)"
+            ) from None
+        raise StrategyError(f"{who}: model file {path} is not a regular file") from None
     except OSError as exc:
         raise StrategyError(
             f"{who}: cannot read model file {path}: {exc.strerror or exc}"
         ) from None
-    if len(data) > MAX_MODEL_BYTES:
-        raise StrategyError(
-            f"{who}: model file {path} is larger than {MAX_MODEL_BYTES // 2**20} MB; "
-            "a model file is far smaller (not a model file?)"
-        )
-    return data
 
 
 def _read_arrays(data: bytes, path: Path, who: str) -> dict[str, np.ndarray]:

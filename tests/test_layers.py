@@ -36,9 +36,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "haggis_sim.stats",
         ),
     ),
-    # writing a user-visible output safely (stdlib only): below strategies, whose model
-    # writer may use it
-    ("output files", ("haggis_sim.outputs",)),
+    # writing a user-visible output and reading a user's file safely (stdlib only): below
+    # strategies, whose model writer and loader use them
+    ("input and output files", ("haggis_sim.outputs", "haggis_sim.inputs")),
     ("strategies", ("strategies",)),
     ("log format", ("haggis_sim.logs",)),
     ("simulation", ("haggis_sim.runner",)),
