@@ -41,11 +41,12 @@ import polars as pl
 from _results import add_out_option, recorded
 from numba import njit
 
-from haggis_sim.analytics.compare import game_metrics
+from haggis_sim.analytics.compare import _clustered, game_metrics
 from haggis_sim.engine import layout as L
 from haggis_sim.engine.rounds import deal, init_state, start_round
 from haggis_sim.logs.manifest import load_manifest
 from haggis_sim.logs.query import run_files
+from haggis_sim.stats import games_for_half_width
 from strategies.learned_model import SHIPPED_VALUE_MODELS, load_value_model, model_path
 from strategies.value_features import leaf_values, value_scratch
 
@@ -157,12 +158,9 @@ def load_arm(folder: Path, metric: str, vparams: np.ndarray) -> Arm:
 
 
 def clustered(x: np.ndarray, clusters: np.ndarray) -> tuple[float, float]:
-    """Mean and deal-clustered standard error."""
-    mean = float(x.mean())
-    _, inverse = np.unique(clusters, return_inverse=True)
-    sums = np.bincount(inverse, weights=x - mean)
-    m = len(sums)
-    return mean, math.sqrt(m / (m - 1) * float((sums**2).sum())) / len(x)
+    """Mean and deal-clustered standard error, as the experiments compute them."""
+    mean, se, _ = _clustered(x, clusters)
+    return mean, se
 
 
 def adjusted(d: np.ndarray, z: np.ndarray, clusters: np.ndarray) -> np.ndarray:
@@ -180,8 +178,8 @@ def adjusted(d: np.ndarray, z: np.ndarray, clusters: np.ndarray) -> np.ndarray:
 
 
 def needed(se: float, n: int) -> int:
-    """Games per arm for a ±1.5-point 95% interval."""
-    return math.ceil(n * (Z95 * se / TOLERANCE) ** 2)
+    """Games per arm for a ±1.5-point 95% interval (the rule behind every "more games")."""
+    return games_for_half_width(n, Z95 * se, TOLERANCE)
 
 
 def coverage(d: np.ndarray, z: np.ndarray, clusters: np.ndarray, seed: int) -> float:

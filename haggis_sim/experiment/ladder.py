@@ -152,8 +152,7 @@ def converge(pops: list[dict[str, Any]], metric: str, tol: float) -> dict[str, A
         a, b = _answer(rows[top][i], single), _answer(rows[second][i], single)
         if not (_has_value(a) and _has_value(b)):
             continue
-        inter = interaction(a, b, z)
-        moves[arm] = {**inter, "at95": interaction(a, b)}
+        moves[arm] = interaction(a, b, z)
     result = {
         "tolerance": tol,
         "z": z,
