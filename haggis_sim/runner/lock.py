@@ -19,6 +19,7 @@ the PID through it would overwrite whatever file it points at.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import stat
@@ -53,7 +54,7 @@ def _open_lock(path: Path, flags: int) -> int:
     try:
         fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
     except OSError as exc:
-        if path.is_symlink() or exc.errno == getattr(os, "ELOOP", -1):
+        if exc.errno == errno.ELOOP or path.is_symlink():
             raise _not_a_lock(path) from None
         raise
     if not stat.S_ISREG(os.fstat(fd).st_mode):
