@@ -310,7 +310,7 @@ def bind_model(strategy: Strategy, value: bool = False) -> LearnedModel:
 
 
 #: the rollout search (bare ``mcts`` played it until its defaults moved on evidence,
-#: docs/strategies.md): its spec letter for letter as a run recorded it,
+#: docs/models.md): its spec letter for letter as a run recorded it,
 #: short of the SHA-256 prefix; the shipped studies' judge, the training commands' default
 #: teacher and the figures published with it play it
 ROLLOUT_MCTS = "mcts:iters=64,value=game,model=gen2"
@@ -381,7 +381,7 @@ class MctsStrategy(CompiledStrategy):
             "what a leaf is worth: game (a rollout to the end of the round, then the chance "
             "of winning the game from the totals after it) or round (the round's score "
             "margin, squashed; no difference shown with 2 players, game stronger with 3: "
-            "docs/strategies.md, How mcts decides); net: no rollout, the value model's "
+            "docs/models.md, How the search was built); net: no rollout, the value model's "
             "estimate of game's reward (vmodel), mixed with a rollout by mix",
             choices=("game", "round", "net"),
         ),

@@ -12,11 +12,11 @@ shipped ``learned`` model's scores as prior (:func:`root_policy`): the budget go
 the moves a good player would consider, so 64 iterations play stronger than 200
 without it (docs/performance.md); ``prior=none`` is UCB with progressive widening there
 too. The reward of a rollout
-is, by default (``value=game``), each seat's estimated chance of winning the *game* from
+is, with ``value=game``, each seat's estimated chance of winning the *game* from
 the game totals after the round (:func:`game_values`); with ``value=round`` it is the
 round score margin squashed to [0, 1]. With 2 players the two win equally often (3,000
-games head to head); with 3 the game value wins far more (docs/strategies.md, *How
-mcts decides*), so it is the default. With ``value=net`` there is no rollout: the leaf
+games head to head); with 3 the game value wins far more (docs/models.md, *How
+the search was built*). With ``value=net`` (the default) no rollout is needed: the leaf
 is scored by a learned value network over what each seat sees of it, trained on the
 search's own self-play (:mod:`strategies.value_features`); with ``mix`` below 1 the
 leaf's reward is ``mix`` times that estimate plus ``1 - mix`` times a rollout's game
@@ -25,7 +25,7 @@ that rollout stops after ``horizon`` moves and is valued by the network where it
 (a truncated rollout). With ``qinit`` above 0 (and the value network and the prior),
 each of the root's likeliest moves starts with ``qinit`` virtual visits at the network's
 estimate of the position after it, as the searcher sees it (:func:`root_values`), so a
-small budget is not spent confirming what the value already says (docs/strategies.md
+small budget is not spent confirming what the value already says (docs/models.md
 measures it). Each node keeps the reward of
 the seat that moved into it. The move played is the most visited root child. A bet is
 chosen by scoring every bet option the rules allow, and not betting, with forced root

@@ -47,13 +47,13 @@ MODELS_DIR = Path(__file__).resolve().parent / "models"
 #: by the search without a prior; ``gen2`` the second (taught with ``gen1`` as prior), the
 #: prior of the rollout ``mcts``; ``mix1``… the mixed line, whose teachers are named
 #: once, in ``strategies.builtin.MIXED_LINE_HELP``, and recorded in each file's provenance
-#: (the model card in docs/strategies.md tells them in full)
+#: (the model card in docs/models.md tells them in full)
 SHIPPED_MODELS = {"default": "learned-default.npz", "gen3": "learned-default.npz",
                   "gen1": "learned-gen1.npz", "gen2": "learned-gen2.npz",
                   "mix1": "learned-mix1.npz", "mix2": "learned-mix2.npz",
                   "mix3": "learned-mix3.npz", "mix4": "learned-mix4.npz",
                   "mix5": "learned-mix5.npz", "mix6": "learned-mix6.npz"}  # fmt: skip
-#: the model ``learned`` plays when none is named (the evidence in docs/strategies.md:
+#: the model ``learned`` plays when none is named (the evidence in docs/models.md:
 #: 61.5% [60.6%, 62.5%] of 9,996 2-player games against gen3)
 DEFAULT_LEARNED_MODEL = "mix6"
 #: mcts's prior, pinned to one generation rather than following ``learned``'s default,

@@ -207,3 +207,29 @@ def test_readme_and_docs_links_resolve() -> None:
             assert (page.parent / target).exists(), (page.name, target)
             checked += 1
     assert checked > 50
+
+
+#: a date that marks history ("since 2026-12", "before 2026-11-27"): history lives in
+#: CHANGELOG.md and docs/models.md, not in the pages that describe today's behaviour
+DATED = re.compile(r"\b(since|before|until|till) (the )?20\d\d-\d\d", re.IGNORECASE)
+
+
+def test_guides_describe_today_without_dated_history() -> None:
+    pages = [ROOT / "README.md", ROOT / "experiments" / "README.md", *DOCS.glob("*.md")]
+    dated = [
+        f"{page.relative_to(ROOT)}:{number}: {line.strip()}"
+        for page in pages
+        if page.name != "models.md"
+        for number, line in enumerate(page.read_text().splitlines(), 1)
+        if DATED.search(line)
+    ]
+    assert not dated, "\n".join(dated)
+
+
+def test_strategy_guide_starts_with_choosing_and_writing_a_strategy() -> None:
+    lines = (DOCS / "strategies.md").read_text().splitlines()
+    headings = [number for number, line in enumerate(lines, 1) if line.startswith("## ")]
+    assert lines[headings[0] - 1] == "## Choosing a strategy"
+    writing = lines.index("## Writing a strategy") + 1
+    assert writing <= 200, writing
+    assert "(models.md)" in "\n".join(lines[: headings[1]])

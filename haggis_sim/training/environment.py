@@ -4,7 +4,7 @@ A fit's weights are reproducible bit for bit only where the floating-point arith
 is: the same numpy, scipy and BLAS builds, the BLAS kernels chosen for the CPU
 ("architecture") and its thread count, and numpy's own SIMD loops (``tanh``, ``exp``
 and ``log`` of the loss). Each of these changes a full fit's weights (measured: see
-docs/strategies.md, "Reproducing a model"). The thread count is fixed while a fit runs
+docs/models.md, "Reproducing a model"). The thread count is fixed while a fit runs
 (:func:`fit_threads`); the seeds and the data are recorded elsewhere in the provenance;
 the rest is recorded here, as what a reproduction has to match.
 """

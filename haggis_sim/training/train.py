@@ -30,7 +30,7 @@ shares or the chosen action) by scipy's L-BFGS with the analytic gradient: deter
 for the data. By default the score has a hidden layer of :data:`HIDDEN` tanh units
 (``fit_hidden``, its starting weights drawn from the seed): a linear score imitates the
 search on about 75-80% of held-out decisions and, tuned by stage 2, wins about 78%
-against the heuristic; 16 units imitate 83.5% and win about 85% untuned (docs/strategies.md,
+against the heuristic; 16 units imitate 83.5% and win about 85% untuned (docs/models.md,
 *Learned strategy*). Such a model is then checked against the default heuristic on
 fresh deals (:func:`~haggis_sim.training.checks.heldout_checks`).
 
@@ -41,7 +41,7 @@ result, half as many iterations
 again on the 2-player rule sets alone and on the 3-player ones alone, so the model holds
 one row of weights per player count (2- and 3-player Haggis reward different play; one
 vector tuned on both served 2 players well and 3 players worse, and one tuned on 2
-players alone from the imitation start did worse than the joint one: docs/strategies.md, *Learned
+players alone from the imitation start did worse than the joint one: docs/models.md, *Learned
 strategy*). Each refinement is elitist: it keeps the joint weights unless it beats them
 on its own final games.
 """

@@ -36,7 +36,7 @@ OLD_DEFAULT_RECORDED = (
     "mcts:iters=64,c=0.7,rollout=greedy,ms=0.0,value=game,bets=search,prior=learned,"
     "model=gen2,sha=321ac0402874c213,vmodel=vgen1,vsha=,mix=1.0,qinit=0.0,horizon=0"
 )
-#: the candidate whose benchmarks moved the default (docs/strategies.md)
+#: the candidate whose benchmarks moved the default (docs/models.md)
 EVIDENCED = "mcts:model=mix5,value=net,mix=0.5,iters=24,qinit=3"
 
 

@@ -30,7 +30,7 @@ from strategies.learned_features import N_FEATURES
 from strategies.learned_model import DEFAULT_MODEL, SHIPPED_MODELS, load_model
 
 runner = CliRunner()
-MAX_MODEL_BYTES = 64 * 2**20  # the documented cap (docs/strategies.md, model card)
+MAX_MODEL_BYTES = 64 * 2**20  # the documented cap (docs/models.md, model card)
 ROOT = Path(__file__).resolve().parents[2]
 
 
