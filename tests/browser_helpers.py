@@ -31,14 +31,16 @@ def chromium() -> str:
     return exe
 
 
-def browser_check(page: Path, tmp: Path) -> dict[str, Any]:
-    """Load ``page`` in headless Chromium (profile in ``tmp``) and return the JSON its
-    check script wrote into ``<pre id="browser-check">``."""
+def browser_check(
+    page: Path, tmp: Path, width: int = WIDTH, height: int = HEIGHT
+) -> dict[str, Any]:
+    """Load ``page`` in headless Chromium (profile in ``tmp``) in a ``width`` x ``height``
+    window and return the JSON its check script wrote into ``<pre id="browser-check">``."""
     cmd = [
         chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
         "--no-first-run", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--hide-scrollbars", f"--user-data-dir={tmp / 'profile'}",
-        f"--window-size={WIDTH},{HEIGHT}", "--virtual-time-budget=10000", "--dump-dom",
+        f"--window-size={width},{height}", "--virtual-time-budget=10000", "--dump-dom",
         page.as_uri(),
     ]  # fmt: skip
     dom = subprocess.run(cmd, capture_output=True, text=True, timeout=180).stdout

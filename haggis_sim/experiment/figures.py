@@ -14,8 +14,11 @@ from typing import Any
 
 from ..analytics.compare import RATE_METRICS
 from ..report.style import pyplot, series_style
-from .separation import num
+from .separation import num, sign
 from .verdicts import apart, arm_labels
+
+#: the first screen's colours: better for the question's goal, worse, no measurable change
+TONE_COLOURS = {1: "#1b7f3b", -1: "#c0392b", 0: "#8a8a8a"}
 
 
 def _scale(metric: str) -> tuple[float, str]:
@@ -172,3 +175,48 @@ def levels_figure(panels: list[dict[str, Any]], path: Path) -> None:
     axes[0][0].set_yticks(range(k), panels[0]["labels"])
     axes[0][0].set_ylim(k - 0.5, -0.5)
     _save(fig, path)
+
+
+def change_figure(summary: dict[str, Any], path: Path) -> bool:
+    """Draw the first screen's figure into ``path``: for the strongest players (see
+    :func:`.headline.top_summary`), each compared variant's change in the question's
+    measure from the first variant, with its 95% interval, in a player's units; the
+    first variant (the default or the rules as they are) is the marked zero line. False
+    (no file) when no variant has a change to draw."""
+    from ..report.figures import interval_rows
+    from ..report.style import REFERENCE
+    from .headline import PLAIN, compared, top_summary
+
+    top, _ = top_summary(summary)
+    metric = top["metric"]
+    labels = arm_labels(top)
+    rows = {r["arm"]: r for r in top["results"].get(metric, {}).get("rows", [])}
+    drawn = [
+        (labels[a], rows[a]["vs_first"])
+        for a in compared(top)
+        if a in rows and (rows[a].get("vs_first") or {}).get("diff") is not None
+    ]
+    if not drawn:
+        return False
+    plain = PLAIN.get(metric)
+    k = 100.0 if metric in RATE_METRICS else (plain.scale if plain else 1.0)
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7.0, 0.34 * len(drawn) + 1.3))
+    values = [num(d["diff"]) * k for _, d in drawn]
+    lows = [num(d["low"]) * k for _, d in drawn]
+    highs = [num(d["high"]) * k for _, d in drawn]
+    goal = top.get("goal", "max")
+    colours = [TONE_COLOURS[sign(d) * (1 if goal == "max" else -1)] for _, d in drawn]
+    interval_rows(ax, values, lows, highs, colours)
+    base = labels[top["arms"][0]["name"]]
+    ax.axvline(0.0, color=REFERENCE, lw=1.2, ls="--", label=f"0: {base}")
+    ax.set_yticks(range(len(drawn)), [label for label, _ in drawn])
+    ax.invert_yaxis()
+    unit = "percentage points" if metric in RATE_METRICS else (plain.unit.strip() if plain else "")
+    name = plain.name if plain else metric
+    toward = f"; right: {plain.up}" if plain else ""
+    ax.set_xlabel(f"change in {name}" + (f" ({unit}{toward})" if unit else f" ({toward[2:]})"))
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    _save(fig, path)
+    return True

@@ -24,12 +24,14 @@ from .bottom_line import bottom_line, level
 from .figures import (
     arms_across_rungs,
     axis_figure,
+    change_figure,
     level_panels,
     levels_figure,
     rungs,
     strength_figure,
 )
 from .folder import claim, forest_name, write_own
+from .headline import effect_table, headline, how_far
 from .ladder import LADDER_NOTE, rung_rows
 from .markdown import sizing_line, swap_text
 from .spec import Experiment, population_experiment
@@ -42,6 +44,11 @@ from .verdicts import (
     result_rows,
     verdict_sentence,
 )
+
+#: the first screen's figure (:func:`.figures.change_figure`)
+FIRST_FIGURE = "fig-answer.png"
+#: the icon beside a first-screen cell, by its tone (:class:`.headline.Cell`)
+TONE_ICONS = {"better": "✔", "worse": "✖", "up": "▲", "down": "▼", "same": "="}
 
 # ---------------------------------------------------------------- one population's pieces
 
@@ -59,6 +66,22 @@ def write_forest(
     claim(out, marker, name)
     levels_figure(panels, out / name)
     return name
+
+
+def first_screen(summary: dict[str, Any], out: Path, marker: dict[str, Any]) -> dict[str, Any]:
+    """What the page shows first (:mod:`.headline`): the headline, the table of changes in
+    a player's words, whether the answer holds for stronger players, and the figure of
+    the changes (``fig-answer.png``, listed in the marker first)."""
+    claim(out, marker, FIRST_FIGURE)
+    drawn = change_figure(summary, out / FIRST_FIGURE)
+    header, rows = effect_table(summary)
+    return {
+        "headline": headline(summary),
+        "header": header,
+        "rows": rows,
+        "how_far": how_far(summary),
+        "figure": FIRST_FIGURE if drawn else None,
+    }
 
 
 def answer_figures(summary: dict[str, Any], out: Path, marker: dict[str, Any]) -> list[str]:
@@ -142,6 +165,7 @@ def _render(template: str, summary: dict[str, Any], **context: Any) -> str:
         question=code_text(summary["question"]),
         bottom=bottom_line(summary),
         head_to_head=level_rows(summary, True),
+        icons=TONE_ICONS,
         levels=level_rows(summary, False),
         **context,
     )
@@ -172,17 +196,18 @@ def write_experiment_page(
     ``out`` (both listed in the marker first, like every file the experiment writes); with
     populations one forest plot per population (``fig-forest-<population>.png``)."""
     figures = answer_figures(summary, out, marker)
+    first = first_screen(summary, out, marker)
     if "populations" in summary:
         forests = {}
         for pop in summary["populations"]:
             name = write_forest(pop["summary"], out, marker, forest_name(pop["name"]))
             if name:
                 forests[pop["name"]] = name
-        page = population_page(summary, forests, report, figures)
+        page = population_page(summary, forests, report, figures, first)
         write_own(out, marker, "index.html", page)
         return
     forest = write_forest(summary, out, marker, forest_name(None))
-    write_own(out, marker, "index.html", experiment_page(summary, forest, report, figures))
+    write_own(out, marker, "index.html", experiment_page(summary, forest, report, figures, first))
 
 
 def experiment_page(
@@ -190,6 +215,7 @@ def experiment_page(
     forest: str | None,
     report: str | None,
     figures: list[str] | None = None,
+    first: dict[str, Any] | None = None,
 ) -> str:
     """The experiment's ``index.html`` (template ``experiment.html.j2``): the question, one
     verdict sentence per metric, the forest plot of paired differences (``forest``: its
@@ -232,6 +258,7 @@ def experiment_page(
         arms=_arms_rows(summary, labels),
         sizing=sizing_line(summary["sizing"], summary["metric"]) if "sizing" in summary else None,
         figures=figures or [],
+        first=first,
     )
 
 
@@ -240,6 +267,7 @@ def population_page(
     forests: dict[str, str],
     report: str | None,
     figures: list[str] | None = None,
+    first: dict[str, Any] | None = None,
 ) -> str:
     """The ``index.html`` of an experiment with populations (template
     ``populations.html.j2``): the question and the populations; per metric the
@@ -288,6 +316,7 @@ def population_page(
         ladder_note=LADDER_NOTE.replace("*", "") if "ladder" in summary else None,
         figures=figures or [],
         legend=_arms_rows(pops[0]["summary"], labels[pops[0]["name"]]),
+        first=first,
     )
 
 
