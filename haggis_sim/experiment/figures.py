@@ -83,15 +83,36 @@ def axis_figure(summary: dict[str, Any], path: Path) -> bool:
         lows = [num(r["low"]) * k for _, r in pts]
         highs = [num(r["high"]) * k for _, r in pts]
         ax.fill_between(xs, lows, highs, color=style["color"], alpha=0.18)
+    base_label = _mark_first_arm(ax, summary, metric, k)
     ax.set_xlabel(axis)
     ax.set_ylabel(f"{metric}{unit}")
     ax.set_xticks(sorted({x for _, pts in lines for x, _ in pts}))
     ax.grid(alpha=0.3)
-    if len(lines) > 1:
-        ax.legend(title="opponent / rung", fontsize=8)
-    ax.set_title(f"{metric} along the {axis}: mean with its 95% band")
+    ax.legend(title="opponent / rung" if len(lines) > 1 else None, fontsize=8)
+    ax.set_title(f"{metric} along the {axis}: mean with its 95% band; ★/dotted: {base_label}")
     _save(fig, path)
     return True
+
+
+def _mark_first_arm(ax: Any, summary: dict[str, Any], metric: str, k: float) -> str:
+    """Mark the first arm (the default the others are read against) on an axis figure, per
+    rung: a star at its place on the axis, or a dotted line at its level when it is not
+    on the axis; its label."""
+    label = ""
+    for i, (_, sub) in enumerate(rungs(summary)):
+        arm = sub["arms"][0]
+        label = arm_labels(sub)[arm["name"]]
+        row = sub["results"][metric]["rows"][0]
+        if row["mean"] is None:
+            continue
+        colour = series_style(i)["color"]
+        if arm.get("at") is not None:
+            ax.plot([float(arm["at"])], [num(row["mean"]) * k], marker="*", ms=14,
+                    color=colour, markeredgecolor="black", ls="none")  # fmt: skip
+        else:
+            ax.axhline(num(row["mean"]) * k, color=colour, ls=":", lw=1.4)
+    ax.plot([], [], marker="*", ls=":", color="black", label=label)
+    return label
 
 
 def strength_figure(summary: dict[str, Any], path: Path) -> bool:

@@ -216,3 +216,21 @@ def test_a_study_without_advice_says_what_its_followed_lines_showed() -> None:
     assert line.startswith("Study bombs over x: none of its 4 lines is advice; 2 with a clear")
     assert "1 lost, e.g. “do not bomb” (followed: -8.9 points" in line
     assert "1 not confirmed either way" in line
+
+
+def test_the_axis_figure_marks_the_default_the_others_are_read_against() -> None:
+    from haggis_sim.experiment.figures import _mark_first_arm
+    from haggis_sim.report.style import pyplot
+
+    bets = shipped("betting-thresholds")
+    assert bets["populations"][0]["summary"]["arms"][0].get("at") is None  # not on the axis
+    fig, ax = pyplot().subplots()
+    label = _mark_first_arm(ax, bets, bets["metric"], 1.0)
+    assert label.startswith("default")  # the file's label of its first arm
+    dotted = [ln for ln in ax.get_lines() if ln.get_linestyle() == ":" and len(ln.get_ydata())]
+    wanted = [
+        float(p["summary"]["results"][bets["metric"]]["rows"][0]["mean"])
+        for p in bets["populations"]
+    ]
+    assert sorted(float(ln.get_ydata()[0]) for ln in dotted) == pytest.approx(sorted(wanted))
+    assert label in ax.get_legend_handles_labels()[1]
