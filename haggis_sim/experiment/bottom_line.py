@@ -196,8 +196,9 @@ def no_advice_headline(study: dict[str, Any], records: list[dict[str, Any]]) -> 
     if failed:
         line, rec = failed[0]
         worst = min(rec["followed"]["bases"], key=lambda b: num(b.get("points")))
-        said += (f": {len(failed)} lost, e.g. “{line.partition(':')[0]}” ({worst['text']})"
-                 f", {len(followed) - len(failed)} not confirmed either way")  # fmt: skip
+        rest = len(followed) - len(failed)
+        said += (f": {len(failed)} lost, e.g. following “{line.partition(':')[0]}” lost "
+                 f"({worst['text']}), {rest} not confirmed either way")  # fmt: skip
     else:
         said += ", none confirmed either way"
     return f"{head}; {said}."

@@ -278,8 +278,13 @@ def guidance_groups(result: dict[str, Any]) -> list[dict[str, Any]]:
             by_status["none"].append(line)
             continue
         shown = "; ".join(b["text"] for b in follow["bases"])
-        failed = "failed in play: " if follow["status"] == FAILED else ""
-        by_status[follow["status"]].append(f"{line} — {failed}{shown}")
+        if follow["status"] == ADVICE:
+            by_status[ADVICE].append(f"{line} — {shown}")
+        else:  # quoted: the search's line, not an instruction to follow
+            claim, colon, found = line.partition(": ")
+            lost = "lost in play when followed: " if follow["status"] == FAILED else ""
+            quoted = f"“{claim}”" + (f": {found}" if colon else "")
+            by_status[follow["status"]].append(f"{quoted} — {lost}{shown}")
     games = max(_games(rec) for rec in records)
     titles = {
         ADVICE: "Advice (following it wins in at least one base and loses in none)",

@@ -105,10 +105,10 @@ def test_failed_advice_is_shown_as_a_finding_not_as_advice() -> None:
         "followed: +0.5 points [-1.5, +2.5] of games won (learned, 200 games)"
     ]
     (failed,) = groups["Findings whose advice failed in play"]
-    assert failed.startswith("do not bomb when B — failed in play: followed: +0.5")
+    assert failed.startswith("“do not bomb when B” — lost in play when followed: followed: +0.5")
     assert groups["No advice"] == ["bomb or not: no clear answer"]
     md = "\n".join(studies_markdown([_result()]))
-    assert "Not confirmed in play (not separable at 200 games per base):\n\n- bomb when C —" in md
+    assert "Not confirmed in play (not separable at 200 games per base):\n\n- “bomb when C” —" in md
     head = md.index("### Study: bombs over arm")
     assert head < md.index("Advice (following it wins") < md.index("Population: P")
 

@@ -214,7 +214,7 @@ def test_a_study_without_advice_says_what_its_followed_lines_showed() -> None:
              "guidance": ["a: 1", "do not bomb: 2", "c: 3", "d: 4"]}  # fmt: skip
     line = study_headline(study)
     assert line.startswith("Study bombs over x: none of its 4 lines is advice; 2 with a clear")
-    assert "1 lost, e.g. “do not bomb” (followed: -8.9 points" in line
+    assert "1 lost, e.g. following “do not bomb” lost (followed: -8.9 points" in line
     assert "1 not confirmed either way" in line
 
 
