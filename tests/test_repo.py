@@ -233,3 +233,17 @@ def test_strategy_guide_starts_with_choosing_and_writing_a_strategy() -> None:
     writing = lines.index("## Writing a strategy") + 1
     assert writing <= 200, writing
     assert "(models.md)" in "\n".join(lines[: headings[1]])
+
+
+def test_every_shipped_report_has_its_first_screen_in_the_docs() -> None:
+    """docs/take_screenshots.py wrote a 1400 x 900 PNG per experiment file, and the docs
+    show each one."""
+    import struct
+
+    shown = (DOCS / "experiments.md").read_text()
+    for toml in sorted((ROOT / "experiments").glob("*.toml")):
+        png = DOCS / "screenshots" / f"{toml.stem}.png"
+        head = png.read_bytes()[:24]
+        assert head[:8] == b"\x89PNG\r\n\x1a\n", png
+        assert struct.unpack(">II", head[16:24]) == (1400, 900), png
+        assert f"(screenshots/{toml.stem}.png)" in shown, toml.stem
