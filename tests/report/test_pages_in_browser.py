@@ -2,8 +2,9 @@
 
 For each page: every ``<img>`` loaded (``naturalWidth > 0``), no horizontal overflow of the
 page at a 1280 px wide window (``scrollWidth <= innerWidth``: wide tables scroll inside
-their own box), and on an experiment's page the verdict block starts within the first
-screen (its top above 800 px in a 1280x900 window).
+their own box), and on an experiment's page the answer's headline starts within the
+first screen (its top above 800 px in a 1280x900 window; its whole first screen is
+checked by ``tests/experiment/test_bottom_line_browser.py``).
 
 The check runs in a copy of the page's folder: the page is copied with a small script
 appended that writes the measurements into the DOM, which ``chromium --dump-dom`` prints.
@@ -23,20 +24,20 @@ from haggis_sim.experiment import load_experiment, run_experiment
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = ROOT / "reports"
-FIRST_SCREEN = 800  # px: the verdict block must start above this
+FIRST_SCREEN = 800  # px: the answer's headline must start above this
 
 pytestmark = pytest.mark.browser
 
 CHECK = """<script>window.addEventListener('load', function () {
   var imgs = Array.prototype.slice.call(document.images);
-  var verdict = document.getElementById('verdict');
+  var headline = document.getElementById('headline');
   var out = {
     images: imgs.length,
     broken: imgs.filter(function (i) { return !(i.complete && i.naturalWidth > 0); })
                 .map(function (i) { return i.getAttribute('src'); }),
     scrollWidth: document.documentElement.scrollWidth,
     innerWidth: window.innerWidth,
-    verdictTop: verdict ? verdict.getBoundingClientRect().top : null
+    headlineTop: headline ? headline.getBoundingClientRect().top : null
   };
   var pre = document.createElement('pre');
   pre.id = 'browser-check';
@@ -63,8 +64,8 @@ def check(page: Path, tmp: Path, experiment: bool) -> None:
     assert got["innerWidth"] == WIDTH, got
     assert got["scrollWidth"] <= got["innerWidth"], f"{page}: the page overflows sideways: {got}"
     if experiment:
-        assert got["verdictTop"] is not None, f"{page}: no verdict block"
-        assert got["verdictTop"] < FIRST_SCREEN, f"{page}: the verdict starts too low: {got}"
+        assert got["headlineTop"] is not None, f"{page}: no headline"
+        assert got["headlineTop"] < FIRST_SCREEN, f"{page}: the answer starts too low: {got}"
 
 
 SHIPPED = sorted(REPORTS.glob("*/experiment.toml"))
