@@ -16,8 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import Result
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from haggis_sim import report as report_pkg
 from haggis_sim.analytics import sections
