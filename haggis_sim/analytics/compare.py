@@ -456,7 +456,7 @@ def _rules_label(run_dir: Path) -> str:
         return ""
     check_parts(run_dir, files)
     try:
-        first = pl.scan_parquet(files).select("rules").head(1).collect()
+        first = pl.scan_parquet(files, glob=False).select("rules").head(1).collect()
     except (pl.exceptions.PolarsError, OSError) as exc:
         damage = damage_from(run_dir, files, exc)
         if damage is None:

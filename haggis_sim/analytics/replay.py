@@ -42,7 +42,7 @@ def _read(
     files = ledger.table_files(run_dir, table)
     check_parts(run_dir, files)
     try:
-        return select(pl.scan_parquet(files)).collect()
+        return select(pl.scan_parquet(files, glob=False)).collect()
     except (pl.exceptions.PolarsError, OSError) as exc:
         damage = damage_from(run_dir, files, exc)
         if damage is None:

@@ -275,4 +275,4 @@ def read_table(run_dir: Path, table: str) -> pl.LazyFrame:
     files = table_files(run_dir, table)
     if not files:
         raise FileNotFoundError(f"{run_dir / table} has no finished parts yet")
-    return pl.scan_parquet(files)
+    return pl.scan_parquet(files, glob=False)  # a path is a name, never a pattern

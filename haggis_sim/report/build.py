@@ -54,7 +54,7 @@ def run_notices(run_dirs: list[Path], manifests: list[Manifest]) -> list[str]:
             logged = ledger.games_logged(d)
         else:  # a run of an older version: count the games in its parts
             logged = sum(
-                pl.scan_parquet(p).select(pl.len()).collect().item()
+                pl.scan_parquet(p, glob=False).select(pl.len()).collect().item()
                 for p in ledger.table_files(d, "games")
             )
         if m.status != "complete":

@@ -146,7 +146,7 @@ class PrecisionStop:
         if self.precision is None or self.stop is not None:
             return
         path = entry.path(self.run_dir, "games")
-        frame = pl.read_parquet(path, columns=["game_id", "winner_entry"])
+        frame = pl.read_parquet(path, columns=["game_id", "winner_entry"], glob=False)
         ids = frame["game_id"].to_numpy().astype(np.int64)
         won = frame["winner_entry"].to_numpy() == 0
         index = ids // self.step
