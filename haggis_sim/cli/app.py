@@ -8,10 +8,14 @@ data libraries inside the command, so ``--help`` stays fast.
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
 from collections.abc import MutableMapping
+from typing import Any
 
 import typer
+import typer.core
 
 from . import experiment, logs, play, report, run, show, study, train, train_value
 
@@ -37,6 +41,9 @@ app.command(name="train-value")(train_value.train_value)
 app.command()(play.version)
 
 
+#: the click that typer parses with: its own copy (recent typer) or the click package
+_click: Any = getattr(typer.core, "_click", None) or importlib.import_module("click")
+
 #: the warnings of loky's resource tracker, silenced for the command's processes
 QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
 
@@ -54,7 +61,26 @@ def quiet_resource_tracker(environ: MutableMapping[str, str]) -> None:
         environ["PYTHONWARNINGS"] = ",".join(w for w in (current, QUIET_TRACKER) if w)
 
 
-def main() -> None:
-    """Entry point of the ``haggis-sim`` console script and ``python -m haggis_sim.cli``."""
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``haggis-sim`` console script and ``python -m haggis_sim.cli``.
+
+    A wrong option or value (``--precision abc``, ``--jobs x``, an unknown flag) is one
+    ``error:`` line naming the command's help, exit status 2, as every other bad input
+    is; the commands themselves run as under :data:`app`."""
     quiet_resource_tracker(os.environ)
-    app()
+    try:
+        code = app(args=argv, standalone_mode=False)
+    except _click.exceptions.NoArgsIsHelpError as e:  # bare ``haggis-sim``: the help
+        e.show()
+        raise SystemExit(e.exit_code) from None
+    except _click.exceptions.UsageError as e:
+        where = e.ctx.command_path if e.ctx is not None else "haggis-sim"
+        print(f"error: {e.format_message()} (see: {where} --help)", file=sys.stderr)
+        raise SystemExit(2) from None
+    except _click.exceptions.ClickException as e:
+        print(f"error: {e.format_message()}", file=sys.stderr)
+        raise SystemExit(e.exit_code) from None
+    except typer.Abort:
+        print("aborted", file=sys.stderr)
+        raise SystemExit(1) from None
+    raise SystemExit(code if isinstance(code, int) else 0)
