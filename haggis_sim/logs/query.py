@@ -97,9 +97,31 @@ def _abs(path: Path) -> str:
     return os.path.abspath(path)
 
 
+def glob_literal(path: str) -> str:
+    """``path`` as a DuckDB glob that matches that one file: DuckDB expands ``*``, ``?``
+    and ``[...]`` in every path it reads, so each is put in a character class of its own
+    (``runs/a[1]`` -> ``runs/a[[]1]``), and a folder named like a pattern never reads
+    its siblings.
+
+    >>> glob_literal("/r/gz*/a[1]?.parquet")
+    '/r/gz[*]/a[[]1][?].parquet'
+    """
+    return path.replace("[", "[[]").replace("*", "[*]").replace("?", "[?]")
+
+
 def parquet_list(files: Sequence[Path]) -> str:
-    """``files`` as a DuckDB list literal of absolute paths, for ``read_parquet``."""
-    return "[" + ", ".join(_lit(_abs(f)) for f in files) + "]"
+    """``files`` as a DuckDB list literal of absolute paths, for ``read_parquet``, each
+    matching exactly its own file (:func:`glob_literal`)."""
+    return "[" + ", ".join(_lit(glob_literal(_abs(f))) for f in files) + "]"
+
+
+def _allowed(files: Sequence[Path]) -> str:
+    """The ``allowed_paths`` list for ``files``: each path, and where it holds a glob
+    character also the pattern :func:`parquet_list` reads it by (DuckDB checks the
+    pattern, then the file it expands to; the pattern matches that one file only)."""
+    paths = [_abs(f) for f in files]
+    both = [p for path in paths for p in dict.fromkeys((path, glob_literal(path)))]
+    return "[" + ", ".join(_lit(p) for p in both) + "]"
 
 
 def new_connection(files: Sequence[Path] = ()) -> duckdb.DuckDBPyConnection:
@@ -113,9 +135,10 @@ def new_connection(files: Sequence[Path] = ()) -> duckdb.DuckDBPyConnection:
       memory. DuckDB creates it on the first spill and removes it when the connection
       closes. DuckDB always lets a connection reach its temp directory, so it must be a
       fresh one (a shared folder would expose whatever else is in it).
-    - ``allowed_paths`` = exactly ``files`` (absolute), then ``enable_external_access =
-      false``: no other file can be read or written (``COPY``, ``ATTACH``,
-      ``read_text``, globs, other runs), and no extension installed or loaded.
+    - ``allowed_paths`` = exactly ``files`` (absolute; :func:`_allowed`), then
+      ``enable_external_access = false``: no other file can be read or written
+      (``COPY``, ``ATTACH``, ``read_text``, globs, other runs), and no extension
+      installed or loaded.
     - ``autoinstall_known_extensions`` / ``autoload_known_extensions`` = false: a query
       never fetches code from the network.
     - ``python_enable_replacements`` = false: SQL cannot read Python variables of the
@@ -137,7 +160,7 @@ def new_connection(files: Sequence[Path] = ()) -> duckdb.DuckDBPyConnection:
         "SET autoinstall_known_extensions = false",
         "SET autoload_known_extensions = false",
         "SET python_enable_replacements = false",
-        f"SET allowed_paths = {parquet_list(files)}",
+        f"SET allowed_paths = {_allowed(files)}",
         "SET enable_external_access = false",
         "SET lock_configuration = true",
     ]

@@ -34,3 +34,20 @@ def test_precision_stopping_in_a_folder_named_like_a_pattern(tmp_path: Path) -> 
     args = ["-s", "greedy,heuristic", "-n", "100", "--precision", "0.2", "--jobs", "1"]
     res = invoke("run", *args, "--out", str(out))
     assert res.exit_code == 0, res.stderr
+
+
+def test_a_folder_named_like_a_pattern_never_reads_its_siblings(tmp_path: Path) -> None:
+    """``gz*`` beside ``gz-x``: once, query counted both runs' games (80 for a 40-game
+    run) and report crashed on the sibling's parts."""
+    small = ["-s", "greedy,random", "-n", "40", "--jobs", "1", "-q"]
+    for name in ("gz-x", "gz*"):
+        res = invoke("run", *small, "--out", str(tmp_path / name))
+        assert res.exit_code == 0, res.stderr
+    pattern = str(tmp_path / "gz*")
+    res = invoke("query", pattern, "SELECT count(*) AS n, count(DISTINCT game_id) AS d FROM games")
+    assert res.exit_code == 0, res.stderr
+    assert " 40 " in res.stdout and " 80 " not in res.stdout, res.stdout
+    res = invoke("query", pattern, f"SELECT count(*) FROM read_parquet('{tmp_path}/gz-x/*/*')")
+    assert res.exit_code == 2, res.stdout  # the sandbox still reads the run's files only
+    res = invoke("report", pattern, "--out", str(tmp_path / "rep"))
+    assert res.exit_code == 0, res.stderr
