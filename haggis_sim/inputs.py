@@ -46,3 +46,13 @@ def read_regular(path: Path, limit: int) -> bytes:
     if len(data) > limit:
         raise UnreadableFile(f"{path} is larger than {limit:,} bytes", limit)
     return data
+
+
+#: the largest text file the tool reads back from a folder it wrote (a marker, a page,
+#: an experiment file): far above any it writes, far below what would exhaust memory
+TEXT_LIMIT = 64 * 2**20
+
+
+def read_text_regular(path: Path, limit: int = TEXT_LIMIT) -> str:
+    """:func:`read_regular` decoded as UTF-8 (UnicodeDecodeError, a ValueError, if not)."""
+    return read_regular(path, limit).decode("utf-8")

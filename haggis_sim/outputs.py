@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from .inputs import read_text_regular
+
 OutState = Literal["new", "empty", "replace"]
 """How an owned folder may be written: ``new`` (no such path), ``empty`` (an empty folder)
 or ``replace`` (an earlier output of the same kind, replaced with ``force``)."""
@@ -152,7 +154,7 @@ def some(folder: Path) -> str:
 
 def marker_data(path: Path) -> dict[str, Any]:
     """A marker file's contents; OSError/ValueError if it cannot be trusted."""
-    data = json.loads(path.read_text())
+    data = json.loads(read_text_regular(path))  # a FIFO or a huge file: OSError
     if not isinstance(data, dict) or not isinstance(data.get("files"), list):
         raise ValueError("no list of files")
     return data

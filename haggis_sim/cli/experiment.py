@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import stat
 import sys
 import time
 from pathlib import Path
@@ -156,6 +157,8 @@ COMPARE_MARK = "<!-- written by haggis-sim compare -->"
 def _ours(path: Path) -> bool:
     """An HTML fragment ``compare --html`` wrote (its first tag and closing mark)."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the open
+            return False
         with path.open("rb") as f:
             head = f.read(64)
             f.seek(max(path.stat().st_size - 64, 0))

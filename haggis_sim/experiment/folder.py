@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__, outputs
+from ..inputs import read_text_regular
 from ..logs.manifest import MANIFEST, read_manifest
 from ..runner.run import stale_seating
 from .schema import MARKER, OWN_FILES, ExperimentError
@@ -103,7 +104,7 @@ RUNS_REPORTS = tuple((marker, kind) for marker, kind in outputs.OWNED if kind !=
 def _legacy_name(out: Path) -> str | None:
     """The experiment name in ``out/experiment.toml`` (a folder written before markers)."""
     try:
-        name = tomllib.loads((out / "experiment.toml").read_text()).get("name")
+        name = tomllib.loads(read_text_regular(out / "experiment.toml")).get("name")
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return None
     return name if isinstance(name, str) else None

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analytics.compare import same_run
+from ..inputs import read_text_regular
 from ..logs.manifest import Manifest, load_manifest
 from ..runner.run import execute, extend
 from ..stats import games_for_half_width
@@ -211,7 +212,7 @@ def _earlier(out: Path, marker: dict[str, Any], name: str) -> str | None:
     if name not in marker["files"] or not (out / name).exists():
         return None
     try:
-        return (out / name).read_text()
+        return read_text_regular(out / name)
     except (OSError, UnicodeDecodeError):
         return ""
 

@@ -63,3 +63,46 @@ def test_read_regular_refuses_what_is_not_a_small_regular_file(tmp_path: Path) -
     with pytest.raises(UnreadableFile, match="larger than 100 bytes"):
         read_regular(tmp_path / "big", 100)
     assert read_regular(tmp_path / "big", 101) == b"x" * 101
+
+
+EXPERIMENT = """name = "e"
+question = "q"
+games = 10
+seed = 1
+players = 2
+strategies = ["greedy", "random"]
+metric = "win_rate"
+[[arms]]
+name = "a"
+[[arms]]
+name = "b"
+strategies = ["random", "greedy"]
+"""
+
+
+def test_a_fifo_experiment_marker_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Once: the marker was read with a plain open, and the command blocked forever."""
+    toml = tmp_path / "e.toml"
+    toml.write_text(EXPERIMENT)
+    out = tmp_path / "e1"
+    assert _cli("experiment", str(toml), "--out", str(out), "--jobs", "1").returncode == 0
+    marker = out / ".haggis-sim-experiment.json"
+    marker.unlink()
+    os.mkfifo(marker)
+    done = _cli("experiment", str(toml), "--out", str(out), "--jobs", "1")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error: ") and "not a regular file" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_a_fifo_report_marker_is_refused_in_one_line(tmp_path: Path) -> None:
+    run, report = tmp_path / "r", tmp_path / "rep"
+    assert invoke("run", *RUN, "--out", str(run)).exit_code == 0
+    assert _cli("report", str(run), "--out", str(report)).returncode == 0
+    marker = report / ".haggis-sim-report.json"
+    marker.unlink()
+    os.mkfifo(marker)
+    done = _cli("report", str(run), "--out", str(report), "--force")
+    assert done.returncode == 2, done.stderr
+    assert "not a regular file" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
