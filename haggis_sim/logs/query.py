@@ -227,18 +227,87 @@ def _damaged(run_dir: Path, path: Path, reason: str) -> logs.DamagedLogError:
     )
 
 
-def check_parts(run_dir: Path, files: Sequence[Path]) -> None:
-    """Raise DamagedLogError for the first part whose Parquet footer cannot be read.
+#: per table, the columns every reader relies on and the kind of values they hold
+#: (``int``: an integer type; ``text``: a string or a dictionary of strings)
+REQUIRED_COLUMNS: dict[str, dict[str, str]] = {
+    "games": {"game_id": "int", "winner": "int", "winner_entry": "int", "rounds": "int",
+              "score_0": "int", "score_1": "int", "strategy_0": "text", "rules": "text"},
+    "rounds": {"game_id": "int", "round": "int", "total_0": "int", "total_1": "int"},
+    "moves": {"game_id": "int", "round": "int", "seat": "int", "type": "text"},
+}  # fmt: skip
+#: the largest seat number a log can hold (3 players at most)
+MAX_SEAT = 2
+_PART_NAME = re.compile(r"part-(\d+)-(\d+)\.parquet$")
 
-    Reads only the footers (cheap): a truncated or overwritten part has no valid footer.
-    Damage inside a part with an intact footer is found when it is read
-    (:func:`damage_from`).
+
+def _kind_of(arrow_type: pa.DataType) -> str:
+    if pa.types.is_dictionary(arrow_type):
+        return _kind_of(arrow_type.value_type)
+    if pa.types.is_integer(arrow_type):
+        return "int"
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return "text"
+    return str(arrow_type)
+
+
+def _column_stats(meta: pq.FileMetaData, index: int) -> tuple[Any, Any] | None:
+    """The least and greatest value of column ``index`` over every row group, from the
+    footer's statistics; None where a row group has none."""
+    low = high = None
+    for g in range(meta.num_row_groups):
+        stats = meta.row_group(g).column(index).statistics
+        if stats is None or not stats.has_min_max:
+            return None
+        low = stats.min if low is None else min(low, stats.min)
+        high = stats.max if high is None else max(high, stats.max)
+    return None if low is None else (low, high)
+
+
+def _footer_problem(path: Path, meta: pq.FileMetaData) -> str | None:
+    """What in a part's footer contradicts the log schema (a column a reader needs gone or
+    retyped, a winner that is no seat, game ids outside the part's range), or None."""
+    table = path.parent.name
+    schema = meta.schema.to_arrow_schema()
+    for name, kind in REQUIRED_COLUMNS.get(table, {}).items():
+        index = schema.get_field_index(name)
+        if index < 0:
+            return f"it has no column {name!r}, which the log schema requires"
+        got = _kind_of(schema.field(index).type)
+        if got != kind:
+            return f"its column {name!r} holds {got}, not {kind} as the log schema says"
+    columns = {schema.field(i).name: i for i in range(len(schema))}
+    if table == "games":
+        winner = _column_stats(meta, columns["winner"])
+        if winner is not None and winner[1] > MAX_SEAT:
+            return f"a game's winner is seat {winner[1]}, and no game has more than 3 seats"
+    named = _PART_NAME.search(path.name)
+    ids = _column_stats(meta, columns["game_id"])
+    if named and ids is not None:
+        first, stop = int(named.group(1)), int(named.group(2))
+        if ids[0] < first or ids[1] >= stop:
+            return f"it holds game ids {ids[0]}..{ids[1]}, outside its games {first}..{stop - 1}"
+        if table == "games" and meta.num_rows != stop - first:
+            return f"it holds {meta.num_rows:,} rows for {stop - first:,} games"
+    return None
+
+
+def check_parts(run_dir: Path, files: Sequence[Path]) -> None:
+    """Raise DamagedLogError for the first part whose Parquet footer cannot be read, or
+    whose footer contradicts the log schema (:func:`_footer_problem`).
+
+    Reads only the footers (cheap): a truncated or overwritten part has no valid footer,
+    and a hand-edited one (a column renamed or retyped, a winner that is no seat, a game
+    counted twice) shows in its schema and column statistics. Damage inside a part with
+    an intact footer is found when it is read (:func:`damage_from`).
     """
     for path in files:
         try:
-            pq.read_metadata(path)
+            meta = pq.read_metadata(path)
         except (OSError, ValueError, pa.ArrowException):
             raise _damaged(run_dir, path, "not a complete Parquet file") from None
+        problem = _footer_problem(path, meta)
+        if problem:
+            raise _damaged(run_dir, path, problem)
 
 
 def locate_damage(run_dir: Path, files: Sequence[Path]) -> logs.DamagedLogError | None:
