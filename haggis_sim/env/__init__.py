@@ -21,6 +21,7 @@ from .._lazy import lazy_names
 
 _API = {
     "HaggisEnv": "haggis_sim.env.aec",
+    "EnvStateError": "haggis_sim.env.aec",
     "env": "haggis_sim.env.aec",
     "raw_env": "haggis_sim.env.aec",
     "HaggisGymEnv": "haggis_sim.env.gym",
@@ -35,7 +36,7 @@ _API = {
 if TYPE_CHECKING:
     from ._deps import MissingExtraError
     from .actions import ActionTableError, action_code, action_index, describe_action, n_actions
-    from .aec import HaggisEnv, env, raw_env
+    from .aec import EnvStateError, HaggisEnv, env, raw_env
     from .gym import HaggisGymEnv
 
 
@@ -44,6 +45,7 @@ __getattr__, __dir__ = lazy_names(__name__, _API, globals())
 
 __all__ = [
     "ActionTableError",
+    "EnvStateError",
     "HaggisEnv",
     "HaggisGymEnv",
     "MissingExtraError",

@@ -41,6 +41,11 @@ Reward = Literal["game", "round"]
 REWARDS: tuple[Reward, ...] = ("game", "round")
 
 
+class EnvStateError(InputError):
+    """A call the environment's state does not allow now: before the first ``reset``, or
+    a ``step`` after every agent has taken its last one."""
+
+
 def make_rules(rules: Rules | None, preset: str, players: int, flags: dict[str, Any]) -> Rules:
     """The rules of an environment: ``rules`` as given, or a preset with flags."""
     if rules is not None:
@@ -138,12 +143,19 @@ class HaggisEnv(pettingzoo.AECEnv):
         game of that seed is dealt (0 after a new seed), so successive resets walk the
         games of a run as the runner numbers them.
         """
+        if options is not None and not isinstance(options, dict):
+            raise InputError(f"options must be a dict (or None), got {type(options).__name__}")
         game_id = None if options is None else options.get("game_id")
-        # both checked before anything changes: a refused reset leaves the game as it was
+        # all checked before anything changes: a refused reset leaves the game as it was
         if seed is not None and not _is_int(seed, -(2**63), 2**63):
             raise InputError(f"seed must be a 64-bit integer, got {seed!r}")
         if game_id is not None and not _is_int(game_id, 0, 2**63):
             raise InputError(f"game_id must be a non-negative 64-bit integer, got {game_id!r}")
+        if game_id is None and seed is None and self.game_id + 1 >= 2**63:
+            raise InputError(
+                f"game {self.game_id} is the last game id of a seed: give options="
+                '{"game_id": ...} or a new seed'
+            )
         if seed is not None:
             self.seed_value = int(seed)
             self.game_id = -1
@@ -170,7 +182,23 @@ class HaggisEnv(pettingzoo.AECEnv):
         self._legal = idx[:n].copy()
         self.infos[self.agent_selection] = {"legal_actions": self._legal}
 
+    def _dealt(self, what: str) -> None:
+        """EnvStateError unless a game has been dealt (``reset``)."""
+        if not hasattr(self, "agent_selection"):
+            raise EnvStateError(f"{what} before reset(): call reset() to deal a game")
+
+    def _known(self, agent: str) -> int:
+        """The seat of ``agent``; InputError for a name that is no agent of this game."""
+        if agent not in self.agent_name_mapping:
+            raise InputError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
+        return self.agent_name_mapping[agent]
+
     def step(self, action: int | None) -> None:
+        self._dealt("step()")
+        if not self.agents:
+            raise EnvStateError(
+                "the game is over and every agent has taken its last step: reset() deals a new one"
+            )
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -217,17 +245,19 @@ class HaggisEnv(pettingzoo.AECEnv):
 
     # --- what agents see ---------------------------------------------------------------------
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.agent_name_mapping[agent]
+        self._dealt("observe()")
+        seat = self._known(agent)
         vec = np.zeros(E.SIZE, dtype=np.float32)
         E.encode_state(self._st, seat, vec)
         mask = np.zeros(self.n_actions, dtype=np.int8)
-        if agent == self.agent_selection and not self.terminations[agent]:
+        if agent == self.agent_selection and not self.terminations.get(agent, True):
             mask[self._legal] = 1
         return {"observation": vec, "action_mask": mask}
 
     def observation_of(self, agent: str) -> Observation:
         """The agent's full information set as a :class:`haggis_sim.Observation`."""
-        seat = self.agent_name_mapping[agent]
+        self._dealt("observation_of()")
+        seat = self._known(agent)
         return Observation.from_array(S.observe(self._st, seat), seat)
 
     def legal_actions(self) -> np.ndarray:
