@@ -41,7 +41,7 @@ def test_readme_main_command_runs_a_tournament(tmp_path: Path) -> None:
     from haggis_sim.cli.common import parse_games
 
     script = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert script["haggis-sim"] == "haggis_sim.cli:app"
+    assert script["haggis-sim"] == "haggis_sim.cli:main"  # main runs cli.app
     head, sep, tail = readme_commands()[0].rpartition(".venv/bin/haggis-sim ")
     assert sep and "pip install -e ." in head, readme_commands()[0]
     args = shlex.split(tail)

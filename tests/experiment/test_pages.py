@@ -102,10 +102,9 @@ def test_the_bottom_line_claims_a_best_arm_only_when_separable() -> None:
 
 def test_shipped_bottom_lines_state_convergence_and_the_study() -> None:
     lines = bottom_line(shipped("betting-thresholds"))
-    assert lines[0].startswith("At the top rung (vs-mcts-mix2), the entry's net points from bets ")
-    mix2 = "heuristic vs mcts:iters=64,model=mix2,qinit=0.0"  # recorded before qinit existed
-    assert lines[0].endswith(f"({mix2}, 2,000 games per arm).")
-    assert lines[1].startswith("Not known whether it has converged: about ")
+    assert lines[0].startswith("At the top rung (vs-mcts), the entry's net points from bets ")
+    assert lines[0].endswith("(heuristic vs mcts, 10,000 games per arm).")
+    assert lines[1].startswith("Still moving with strength: bet 0.35 − default")
     assert lines[2].startswith("Study bets over vs-learned/default: ")
     assert "advice that won when followed in play" in lines[2]
     scoring = bottom_line(shipped("scoring-rules"))
@@ -129,9 +128,8 @@ def test_shipped_summary_markdown_is_what_the_code_writes_today(name: str) -> No
 
 
 def test_shipped_bottom_lines_name_the_stronger_search_by_its_parameters() -> None:
-    line = bottom_line(shipped("betting-thresholds"))[0]
-    assert line.startswith("At the top rung (vs-mcts-mix2), ")
-    assert "(heuristic vs mcts:iters=64,model=mix2,qinit=0.0, 2,000 games per arm)." in line
+    line = bottom_line(shipped("bomb-timing"))[0]
+    assert "(heuristic vs mcts, 10,000 games per arm)." in line  # today's default: bare
     bombs = bottom_line(shipped("bomb-timing"))
     assert bombs[0].startswith("At the top rung (vs-mcts), how often the entry wins the game")
     assert (
