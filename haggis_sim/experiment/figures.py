@@ -21,6 +21,20 @@ from .verdicts import apart, arm_labels
 TONE_COLOURS = {1: "#1b7f3b", -1: "#c0392b", 0: "#8a8a8a"}
 
 
+def measure_label(metric: str) -> str:
+    """A metric as an axis names it for a player: its plain name and unit, the metric's
+    own name after it (``comebacks: the leader after round 1 wins, % (ahead_r1_win)``)."""
+    from .headline import PLAIN
+
+    plain = PLAIN.get(metric)
+    if plain is None:
+        return f"{metric}{_scale(metric)[1]}"
+    unit = "%" if metric in RATE_METRICS else plain.unit.strip()
+    if metric == "win_vs_fair":
+        unit = "1 = a fair share"
+    return f"{plain.level or plain.name}" + (f", {unit}" if unit else "") + f" ({metric})"
+
+
 def _scale(metric: str) -> tuple[float, str]:
     """Values of ``metric`` shown ×100 with "%" (a rate), or as they are."""
     return (100.0, " (%)") if metric in RATE_METRICS else (1.0, "")
@@ -85,11 +99,11 @@ def axis_figure(summary: dict[str, Any], path: Path) -> bool:
         ax.fill_between(xs, lows, highs, color=style["color"], alpha=0.18)
     base_label = _mark_first_arm(ax, summary, metric, k)
     ax.set_xlabel(axis)
-    ax.set_ylabel(f"{metric}{unit}")
+    ax.set_ylabel(measure_label(metric))
     ax.set_xticks(sorted({x for _, pts in lines for x, _ in pts}))
     ax.grid(alpha=0.3)
     ax.legend(title="opponent / rung" if len(lines) > 1 else None, fontsize=8)
-    ax.set_title(f"{metric} along the {axis}: mean with its 95% band; ★/dotted: {base_label}")
+    ax.set_title(f"along the {axis}: mean with its 95% band; ★/dotted: {base_label}")
     _save(fig, path)
     return True
 
@@ -135,11 +149,11 @@ def strength_figure(summary: dict[str, Any], path: Path) -> bool:
         name = label + (" (baseline)" if i == 0 else "")
         ax.errorbar(shift, mean, yerr=err, capsize=3, label=name, **series_style(i))
     ax.set_xticks(xs, [name for name, _ in pops])
-    ax.set_xlabel("player strength (rungs of the ladder, weakest first)")
-    ax.set_ylabel(f"{metric}{unit}")
+    ax.set_xlabel("player strength (the players of each set, weakest first)")
+    ax.set_ylabel(measure_label(metric))
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, ncol=2)
-    ax.set_title(f"{metric} against player strength: mean with its 95% interval")
+    ax.set_title("against player strength: mean with its 95% interval")
     _save(fig, path)
     return True
 
@@ -234,7 +248,7 @@ def change_figure(summary: dict[str, Any], path: Path) -> bool:
     ax.set_yticks(range(len(drawn)), [label for label, _ in drawn])
     ax.invert_yaxis()
     unit = "percentage points" if metric in RATE_METRICS else (plain.unit.strip() if plain else "")
-    name = plain.name if plain else metric
+    name = (plain.level or plain.name) if plain else metric
     toward = f"; right: {plain.up}" if plain else ""
     ax.set_xlabel(f"change in {name}" + (f" ({unit}{toward})" if unit else f" ({toward[2:]})"))
     ax.grid(axis="x", alpha=0.3)

@@ -36,20 +36,31 @@ class Plain:
     unit: str = ""  # after a change that is not a rate: " rounds", " points"
     digits: int = 1  # decimals of such a change
     scale: float = 1.0  # its factor: 100 for a share of a fair share in percent
+    level: str = ""  # what the measure's value is, where that differs from its name
 
 
 #: the measures a headline can speak of, in a player's words
 PLAIN: dict[str, Plain] = {
-    "ahead_r1_win": Plain("comebacks", "fewer comebacks", "more comebacks"),
+    "ahead_r1_win": Plain(
+        "comebacks",
+        "fewer comebacks",
+        "more comebacks",
+        level="how often the leader after round 1 wins",
+    ),
     "rounds": Plain("game length", "longer games", "shorter games", " rounds", 2),
     "margin": Plain("winning margin", "wider margins", "narrower margins", " points"),
-    "seat0_win": Plain("first seat's edge", "first seat wins more", "first seat wins less"),
+    "seat0_win": Plain(
+        "first seat's edge",
+        "first seat wins more",
+        "first seat wins less",
+        level="how often the first seat wins",
+    ),
     "first_lead_win": Plain(
         "first lead's edge", "first leader wins more", "first leader wins less"
     ),
     "lead_changes": Plain("lead changes", "more lead changes", "fewer lead changes", " a game", 2),
     "winner_lead_round": Plain("when the winner pulls ahead", "later", "earlier"),
-    "win_rate": Plain("wins", "wins more", "wins less"),
+    "win_rate": Plain("wins", "wins more", "wins less", level="games won"),
     "win_vs_fair": Plain(
         "wins against a fair share", "more wins", "fewer wins", "% of a fair share", 1, 100.0
     ),
