@@ -135,7 +135,11 @@ class RunConfig(RunSettings):
     def validate(self) -> tuple[Rules, list[Strategy]]:
         """The typed rules and strategies; RunError with a readable message if bad."""
         rules = self.game_rules()
-        if not isinstance(self.seed, int) or not -(2**63) <= self.seed < 2**63:
+        if (
+            isinstance(self.seed, bool)
+            or not isinstance(self.seed, int)
+            or not -(2**63) <= self.seed < 2**63
+        ):
             raise RunError(f"--seed must be a 64-bit integer, got {self.seed!r}")
         if isinstance(self.games, bool) or not isinstance(self.games, int) or self.games <= 0:
             raise RunError(f"--games must be a positive whole number, got {self.games!r}")
@@ -149,9 +153,13 @@ class RunConfig(RunSettings):
             raise RunError(f"--backend must be loky or dask, got {self.backend!r}")
         if why := scheduler_problem(self.backend, self.scheduler):
             raise RunError(why)
-        if not isinstance(self.chunk_size, int) or self.chunk_size < 0:
+        if (
+            isinstance(self.chunk_size, bool)
+            or not isinstance(self.chunk_size, int)
+            or (self.chunk_size < 0)
+        ):
             raise RunError("--chunk-size must be 0 (automatic) or a positive number of games")
-        if not isinstance(self.jobs, int) or self.jobs < 0:
+        if isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 0:
             raise RunError(f"--jobs must be 0 (all cores) or more, got {self.jobs}")
         if not self.strategies:
             raise RunError("--strategies needs at least one strategy")

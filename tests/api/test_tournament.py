@@ -229,6 +229,9 @@ def test_an_absurdly_fine_precision_is_refused_before_anything_is_written(
         ({"moves": "no"}, "moves (--log-moves) must be True or False"),
         ({"progress": 5}, "progress must be a function"),
         ({"games": True}, "--games must be a positive whole number, got True"),
+        ({"seed": True}, "--seed must be a 64-bit integer, got True"),
+        ({"chunk_size": True}, "--chunk-size must be 0 (automatic)"),
+        ({"jobs": True}, "--jobs"),
     ],
 )
 def test_arguments_of_the_wrong_type_are_refused_before_anything_is_written(
