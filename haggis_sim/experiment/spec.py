@@ -270,6 +270,11 @@ def load_experiment(path: Path) -> Experiment:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ExperimentError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:  # arrays or tables nested thousands deep
+        raise ExperimentError(
+            f"{path}: arrays or tables nested too deeply to read; an experiment file nests "
+            "a few levels at most"
+        ) from None
     return parse_experiment(data, source=path, text=text)
 
 

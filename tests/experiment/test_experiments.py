@@ -124,6 +124,8 @@ def test_bad_preset_metric_and_missing_key_are_refused(tmp_path: Path) -> None:
     assert "two arms are named 'a'" in msg
     msg = refused(tmp_path, "name = [")
     assert "not valid TOML" in msg
+    msg = refused(tmp_path, BASE + "deep = " + "[" * 40_000 + "]" * 40_000 + "\n")
+    assert "nested too deeply" in msg  # once: a RecursionError traceback
 
 
 def test_grid_builds_arms() -> None:
