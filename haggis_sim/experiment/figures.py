@@ -14,11 +14,12 @@ from typing import Any
 
 from ..analytics.compare import RATE_METRICS
 from ..report.style import pyplot, series_style
-from .separation import num, sign
+from .separation import num
 from .verdicts import apart, arm_labels
 
-#: the first screen's colours: better for the question's goal, worse, no measurable change
-TONE_COLOURS = {1: "#1b7f3b", -1: "#c0392b", 0: "#8a8a8a"}
+#: the first screen's colours by a change's tone (:func:`.headline.tone`): better for the
+#: question's goal, worse, no measurable change
+TONE_COLOURS = {"better": "#1b7f3b", "worse": "#c0392b", "same": "#8a8a8a"}
 
 
 def measure_label(metric: str) -> str:
@@ -32,7 +33,7 @@ def measure_label(metric: str) -> str:
     unit = "%" if metric in RATE_METRICS else plain.unit.strip()
     if metric == "win_vs_fair":
         unit = "1 = a fair share"
-    return f"{plain.level or plain.name}" + (f", {unit}" if unit else "") + f" ({metric})"
+    return plain.what + (f", {unit}" if unit else "") + f" ({metric})"
 
 
 def _scale(metric: str) -> tuple[float, str]:
@@ -220,17 +221,13 @@ def change_figure(summary: dict[str, Any], path: Path) -> bool:
     (no file) when no variant has a change to draw."""
     from ..report.figures import interval_rows
     from ..report.style import REFERENCE
-    from .headline import PLAIN, compared, top_summary
+    from .headline import PLAIN, change_of, compared, tone, top_summary
 
     top, _ = top_summary(summary)
     metric = top["metric"]
     labels = arm_labels(top)
-    rows = {r["arm"]: r for r in top["results"].get(metric, {}).get("rows", [])}
-    drawn = [
-        (labels[a], rows[a]["vs_first"])
-        for a in compared(top)
-        if a in rows and (rows[a].get("vs_first") or {}).get("diff") is not None
-    ]
+    changes = [(labels[a], change_of(top, metric, a)) for a in compared(top)]
+    drawn = [(label, d) for label, d in changes if d is not None and d.get("diff") is not None]
     if not drawn:
         return False
     plain = PLAIN.get(metric)
@@ -241,14 +238,14 @@ def change_figure(summary: dict[str, Any], path: Path) -> bool:
     lows = [num(d["low"]) * k for _, d in drawn]
     highs = [num(d["high"]) * k for _, d in drawn]
     goal = top.get("goal", "max")
-    colours = [TONE_COLOURS[sign(d) * (1 if goal == "max" else -1)] for _, d in drawn]
+    colours = [TONE_COLOURS[tone(d, goal)] for _, d in drawn]
     interval_rows(ax, values, lows, highs, colours)
     base = labels[top["arms"][0]["name"]]
     ax.axvline(0.0, color=REFERENCE, lw=1.2, ls="--", label=f"0: {base}")
     ax.set_yticks(range(len(drawn)), [label for label, _ in drawn])
     ax.invert_yaxis()
     unit = "percentage points" if metric in RATE_METRICS else (plain.unit.strip() if plain else "")
-    name = (plain.level or plain.name) if plain else metric
+    name = plain.what if plain else metric
     toward = f"; right: {plain.up}" if plain else ""
     ax.set_xlabel(f"change in {name}" + (f" ({unit}{toward})" if unit else f" ({toward[2:]})"))
     ax.grid(axis="x", alpha=0.3)

@@ -38,6 +38,11 @@ class Plain:
     scale: float = 1.0  # its factor: 100 for a share of a fair share in percent
     level: str = ""  # what the measure's value is, where that differs from its name
 
+    @property
+    def what(self) -> str:
+        """What an axis of the measure's values shows: its level's words, or its name."""
+        return self.level or self.name
+
 
 #: the measures a headline can speak of, in a player's words
 PLAIN: dict[str, Plain] = {
@@ -107,7 +112,9 @@ def compared(summary: dict[str, Any]) -> list[str]:
     return [a["name"] for a in summary["arms"][1:] if a["name"] not in skip]
 
 
-def _difference(summary: dict[str, Any], metric: str, arm: str) -> dict[str, Any] | None:
+def change_of(summary: dict[str, Any], metric: str, arm: str) -> dict[str, Any] | None:
+    """``arm``'s difference from the first arm on ``metric`` (``diff``, ``low``,
+    ``high``), or None where the summary has none."""
     rows = summary.get("results", {}).get(metric, {}).get("rows", [])
     row = next((r for r in rows if r["arm"] == arm), None)
     return None if row is None else row.get("vs_first")
@@ -126,20 +133,27 @@ def change_words(metric: str, d: dict[str, Any]) -> str:
     return f"{said} ({plain.up if diff > 0 else plain.down})"
 
 
+def tone(d: dict[str, Any], goal: str | None) -> str:
+    """How a change reads: ``same`` where its interval holds 0; else ``better`` or
+    ``worse`` for the question's ``goal`` (``max`` or ``min``), ``up`` or ``down``
+    without one."""
+    s = sign(d)
+    if s == 0:
+        return "same"
+    if goal is None:
+        return "up" if s > 0 else "down"
+    return "better" if (s > 0) == (goal == "max") else "worse"
+
+
 def cell(summary: dict[str, Any], metric: str, arm: str, goal: str | None) -> Cell:
     """The table's cell for ``arm`` on ``metric``: its change from the first arm where the
     interval excludes 0, else "no measurable difference"; ``goal`` (the question's
     ``max`` or ``min``) colours the question's column better or worse."""
-    d = _difference(summary, metric, arm)
+    d = change_of(summary, metric, arm)
     if d is None or d.get("diff") is None:
         return Cell("not measured", "same")
-    s = sign(d)
-    if s == 0:
-        return Cell("no measurable difference", "same")
-    if goal is None:
-        return Cell(change_words(metric, d), "up" if s > 0 else "down")
-    better = (s > 0) == (goal == "max")
-    return Cell(change_words(metric, d), "better" if better else "worse")
+    how = tone(d, goal)
+    return Cell("no measurable difference" if how == "same" else change_words(metric, d), how)
 
 
 def table_metrics(summary: dict[str, Any]) -> list[str]:
@@ -190,7 +204,7 @@ def headline(summary: dict[str, Any]) -> str:
     who = _who(name, "ladder" in summary)
     moved = []
     for arm in compared(top):
-        d = _difference(top, metric, arm)
+        d = change_of(top, metric, arm)
         if d is not None and d.get("diff") is not None and sign(d):
             moved.append((abs(num(d["diff"])), labels[arm], d))
     moved.sort(key=lambda x: -x[0])

@@ -94,6 +94,17 @@ class Sync(Protocol):
         tables in ``stored``, which its worker put in the store)."""
 
 
+def _whole(value: object, low: int, high: int | None = None) -> bool:
+    """Whether ``value`` is a Python int (a bool is not) from ``low`` up to, not
+    including, ``high`` (no bound above without one)."""
+    return (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and low <= value
+        and (high is None or value < high)
+    )
+
+
 def scheduler_problem(backend: str, scheduler: str | None) -> str | None:
     """Why ``scheduler`` cannot be used with ``backend``, or None: a scheduler address is a
     Dask cluster's, and without ``--backend dask`` it would be silently ignored."""
@@ -135,13 +146,9 @@ class RunConfig(RunSettings):
     def validate(self) -> tuple[Rules, list[Strategy]]:
         """The typed rules and strategies; RunError with a readable message if bad."""
         rules = self.game_rules()
-        if (
-            isinstance(self.seed, bool)
-            or not isinstance(self.seed, int)
-            or not -(2**63) <= self.seed < 2**63
-        ):
+        if not _whole(self.seed, -(2**63), 2**63):
             raise RunError(f"--seed must be a 64-bit integer, got {self.seed!r}")
-        if isinstance(self.games, bool) or not isinstance(self.games, int) or self.games <= 0:
+        if not _whole(self.games, 1):
             raise RunError(f"--games must be a positive whole number, got {self.games!r}")
         if not isinstance(self.log_moves, bool):
             raise RunError(f"moves (--log-moves) must be True or False, got {self.log_moves!r}")
@@ -153,13 +160,9 @@ class RunConfig(RunSettings):
             raise RunError(f"--backend must be loky or dask, got {self.backend!r}")
         if why := scheduler_problem(self.backend, self.scheduler):
             raise RunError(why)
-        if (
-            isinstance(self.chunk_size, bool)
-            or not isinstance(self.chunk_size, int)
-            or (self.chunk_size < 0)
-        ):
+        if not _whole(self.chunk_size, 0):
             raise RunError("--chunk-size must be 0 (automatic) or a positive number of games")
-        if isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 0:
+        if not _whole(self.jobs, 0):
             raise RunError(f"--jobs must be 0 (all cores) or more, got {self.jobs}")
         if not self.strategies:
             raise RunError("--strategies needs at least one strategy")
