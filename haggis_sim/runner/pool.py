@@ -149,7 +149,15 @@ class DaskPool:
                 )
         except (OSError, TimeoutError, ValueError) as exc:
             raise BackendError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
-        self.workers = max(1, sum(self._client.nthreads().values()))
+        threads = sum(self._client.nthreads().values())
+        self.workers = max(1, threads)
+        #: a note when the scheduler has no workers yet (the chunks wait for the first)
+        self.note = (
+            f"the Dask scheduler {scheduler} has no workers yet: the games start when one "
+            "joins (Ctrl-C stops; --resume continues)"
+            if scheduler and threads == 0
+            else None
+        )
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
         return self._client.submit(fn, *args, pure=False)
@@ -175,8 +183,13 @@ class DaskPool:
         self._client.close()
 
 
-def check_backend(backend: str) -> None:
-    """BackendError now, before anything is written, if ``backend`` cannot run here."""
+SCHEDULER_HANDSHAKE = 15.0  # seconds a scheduler has to connect and say what it is
+
+
+def check_backend(backend: str, scheduler: str | None = None) -> None:
+    """BackendError now, before anything is written, if ``backend`` cannot run here, or
+    if ``scheduler`` does not answer as a Dask scheduler within :data:`SCHEDULER_HANDSHAKE`
+    seconds (a closed port, an address nobody answers, a server of another kind)."""
     if backend == "dask":
         import importlib.util
 
@@ -184,3 +197,51 @@ def check_backend(backend: str) -> None:
             raise BackendError(
                 "--backend dask needs dask.distributed: pip install 'haggis-sim[cluster]'"
             )
+        if scheduler:
+            check_scheduler(scheduler)
+
+
+def check_scheduler(address: str, timeout: float | None = None) -> None:
+    """BackendError unless a Dask scheduler at ``address`` answers its identity request
+    within ``timeout`` seconds (default :data:`SCHEDULER_HANDSHAKE`).
+
+    The Dask client itself would wait without end on a server that accepts the
+    connection but does not speak Dask's protocol; this short exchange, run in a thread
+    of its own so that a caller's event loop is never touched, decides first.
+    """
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    timeout = SCHEDULER_HANDSHAKE if timeout is None else timeout
+
+    async def identity() -> object:
+        from distributed.comm import connect
+        from distributed.security import Security
+
+        comm = await connect(
+            address, timeout=timeout * 2 / 3, **Security().get_connection_args("client")
+        )
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    async def bounded() -> object:
+        return await asyncio.wait_for(identity(), timeout)
+
+    with ThreadPoolExecutor(1) as thread:
+        try:
+            reply = thread.submit(asyncio.run, bounded()).result()
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:
+            why = str(exc) or f"no answer within {timeout:g} s"
+            raise BackendError(f"cannot reach the Dask scheduler {address}: {why}") from None
+        except Exception as exc:  # the comm layer's own errors for a garbled answer
+            raise BackendError(
+                f"{address} did not answer as a Dask scheduler ({type(exc).__name__})"
+            ) from None
+    if not (isinstance(reply, dict) and reply.get("type") == "Scheduler"):
+        raise BackendError(
+            f"{address} answered, but not as a Dask scheduler: give the scheduler's "
+            "address (tcp://HOST:8786 by default)"
+        )

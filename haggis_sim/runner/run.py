@@ -303,8 +303,9 @@ def make_pool(config: RunConfig, games_to_play: int) -> tuple[Pool, str | None]:
     if config.backend == "dask":
         workers, note = local_workers(config.jobs, games_to_play)
         if config.scheduler:
-            workers, note = config.jobs or 0, None
-        return DaskPool(workers, config.scheduler), note
+            workers = config.jobs or 0
+        pool = DaskPool(workers, config.scheduler)
+        return pool, pool.note if config.scheduler else note
     workers, note = local_workers(config.jobs, games_to_play)
     if workers == 1:
         return InlinePool(), note
@@ -426,7 +427,7 @@ def execute(
             lock.check_free(run_dir)  # a writer at work in it: say so, with its PID
             raise
     config.validate()
-    check_backend(config.backend)
+    check_backend(config.backend, config.scheduler)
     # the folder must exist to be locked: a new run creates it here (and removes what it
     # created if it fails before the manifest is written, e.g. an unreachable scheduler)
     made = [] if resume else [d for d in (run_dir, *run_dir.parents) if not d.exists()]
@@ -478,7 +479,7 @@ def extend(
     """
     say = on_note or (lambda _m: None)
     _extended_manifest(config, run_dir)  # refuse before locking: nothing is touched
-    check_backend(config.backend)
+    check_backend(config.backend, config.scheduler)
     try:
         held = lock.RunLock(run_dir)
     except OSError as exc:

@@ -89,3 +89,86 @@ def test_a_scheduler_that_is_not_an_address_is_refused(address: str, tmp_path: P
                  "--scheduler", address, "--out", str(out))  # fmt: skip
     one_line_error(res, "is not a Dask scheduler address", "tcp://HOST:PORT")
     assert not out.exists()
+
+
+class _Server:
+    """A TCP server on this machine that is not a Dask scheduler: it accepts and then
+    either stays silent or answers as a web server does."""
+
+    def __init__(self, answer: bytes | None) -> None:
+        import socket
+        import threading
+
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.address = f"tcp://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.answer = answer
+        self.held: list[socket.socket] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+            if self.answer is not None:
+                conn.recv(65536)
+                conn.sendall(self.answer)
+
+    def close(self) -> None:
+        for conn in self.held:
+            conn.close()
+        self.sock.close()
+
+
+@pytest.mark.parametrize(
+    "answer", [None, b"HTTP/1.0 400 Bad Request\r\nContent-Type: text/html\r\n\r\n<html>"]
+)
+def test_a_server_that_is_not_a_dask_scheduler_is_refused_before_anything_is_made(
+    answer: bytes | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`python3 -m http.server` as --scheduler waited past 280 s with the lock file made."""
+    pytest.importorskip("distributed")
+    import haggis_sim.runner.pool as pool
+
+    monkeypatch.setattr(pool, "SCHEDULER_HANDSHAKE", 3.0)
+    server = _Server(answer)
+    try:
+        out = tmp_path / "new" / "r"
+        res = invoke("run", "-s", "greedy,random", "-n", "8", "--backend", "dask",
+                     "--scheduler", server.address, "--out", str(out))  # fmt: skip
+        one_line_error(res, server.address)
+        assert not (tmp_path / "new").exists()
+        done = tmp_path / "done"
+        assert invoke("run", "-s", "greedy,random", "-n", "8", "-q", "--jobs", "1",
+                      "--out", str(done)).exit_code == 0  # fmt: skip
+        before = {p.name: p.read_bytes() for p in done.iterdir() if p.is_file()}
+        res = invoke("run", "--resume", str(done), "--backend", "dask",
+                     "--scheduler", server.address)  # fmt: skip
+        one_line_error(res, server.address)
+        assert {p.name: p.read_bytes() for p in done.iterdir() if p.is_file()} == before
+    finally:
+        server.close()
+
+
+def test_a_scheduler_without_workers_says_the_run_waits_for_one() -> None:
+    """With no worker the run waited in silence (no progress, no line) until one joined."""
+    distributed = pytest.importorskip("distributed")
+    from haggis_sim.cli.common import build_rules
+    from haggis_sim.runner.run import RunConfig, make_pool
+
+    rules = build_rules("revised", 2, []).as_dict()
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as c:
+        config = RunConfig(strategies=["greedy", "random"], games=8, rules=rules,
+                           backend="dask", scheduler=c.scheduler_address)  # fmt: skip
+        pool, note = make_pool(config, 8)
+        try:
+            assert note is not None and "no workers yet" in note and c.scheduler_address in note
+        finally:
+            pool.close(cancel=True)
+        c.scale(1)
+        c.wait_for_workers(1, timeout=30)
+        pool, note = make_pool(config, 8)
+        pool.close(cancel=True)
+        assert note is None
