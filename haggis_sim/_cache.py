@@ -14,7 +14,11 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, Protocol, TypeVar, overload
+
+_P = ParamSpec("_P")  # the parameters of a compiled function
+_R = TypeVar("_R")  # and its result
+_R_co = TypeVar("_R_co", covariant=True)
 
 ROOT = Path(__file__).resolve().parent.parent
 #: every module that defines numba-compiled functions (tests check this list is complete)
@@ -83,6 +87,23 @@ def compiled_cache() -> Iterator[None]:
         setattr(config, "CACHE_DIR", previous)  # noqa: B010
 
 
+class Compiled(Protocol[_P, _R_co]):
+    """What :func:`njit` makes of a function: numba's dispatcher, called like the function
+    itself (numba compiles a specialisation for each new set of argument types). To mypy
+    a kernel written without annotations takes and returns Any: numba alone types it."""
+
+    @property
+    def py_func(self) -> Callable[_P, _R_co]:
+        """The Python function compiled."""
+        ...
+
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R_co: ...
+
+
+@overload
+def njit(fn: Callable[_P, _R], /, *, cache: bool = ...) -> Compiled[_P, _R]: ...
+@overload
+def njit(**options: object) -> Callable[[Callable[_P, _R]], Compiled[_P, _R]]: ...
 def njit(*args: Any, **options: Any) -> Any:
     """``numba.njit`` with ``cache=True``, caching under :func:`cache_dir`.
 

@@ -28,7 +28,7 @@ def play_out(
     """Play a whole game of ``rules`` (an array) dealt from ``deal_seed``, every action
     ``choose(seat, observation)`` of the seat to act; return the final state array.
     ``on_round_over(state)`` sees each finished round (scored, before the next deal)."""
-    st = S.init_state(rules)
+    st: np.ndarray = S.init_state(rules)
     S.start_game(st, np.int64(deal_seed))
     while True:
         if st[L.S_PHASE] == L.PH_ROUND_OVER:

@@ -98,14 +98,17 @@ def act(sid: int, obs: np.ndarray, params: np.ndarray, rng: np.ndarray, buf: np.
     Every id is matched explicitly: an unknown one must stop the run, never fall
     through to some kernel and play games nobody asked for.
     """
+    action: int  # the kernels are typed by numba (mypy sees their results as Any)
     if sid == RANDOM_ID:
-        return random_act(obs, params, rng, buf)
-    if sid == GREEDY_ID:
-        return greedy_act(obs, params, rng, buf)
-    if sid == HEURISTIC_ID:
-        return heuristic_act(obs, params, rng, buf)
-    if sid == MCTS_ID:
-        return mcts_act(obs, params, rng, buf)
-    if sid == LEARNED_ID:
-        return learned_act(obs, params, rng, buf)
-    raise UnknownKernelError(sid)
+        action = random_act(obs, params, rng, buf)
+    elif sid == GREEDY_ID:
+        action = greedy_act(obs, params, rng, buf)
+    elif sid == HEURISTIC_ID:
+        action = heuristic_act(obs, params, rng, buf)
+    elif sid == MCTS_ID:
+        action = mcts_act(obs, params, rng, buf)
+    elif sid == LEARNED_ID:
+        action = learned_act(obs, params, rng, buf)
+    else:
+        raise UnknownKernelError(sid)
+    return action

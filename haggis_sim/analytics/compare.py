@@ -242,7 +242,7 @@ def game_metrics(run_dir: Path) -> pl.DataFrame:
     files = _run_files(run_dir)
     con = connect(run_dir, files)
     try:
-        frame = con.sql(_game_sql(players, n_entries)).pl()
+        frame: pl.DataFrame = con.sql(_game_sql(players, n_entries)).pl()  # duckdb: Any
     except duckdb.Error as exc:  # damage inside a part: name the part, as query does
         damage = damage_from(run_dir, [f for parts in files.values() for f in parts], exc)
         if damage is None:

@@ -174,7 +174,8 @@ def rseats_sql(where: str, rounds: str = "rounds") -> str:
 
 
 def _pl(con: duckdb.DuckDBPyConnection, sql: str) -> pl.DataFrame:
-    return con.sql(sql).pl()
+    frame: pl.DataFrame = con.sql(sql).pl()  # duckdb types .pl() as Any
+    return frame
 
 
 def _with_wilson(frame: pl.DataFrame, k: str, n: str, prefix: str = "") -> pl.DataFrame:

@@ -72,7 +72,9 @@ from .observe import observe as observe
 from .rng import below, derive, new_stream, uniform
 from .rounds import deal as deal
 from .rounds import face_bits as face_bits
-from .rounds import init_state, next_round, start_game
+from .rounds import init_state as init_state
+from .rounds import next_round as next_round
+from .rounds import start_game as start_game
 from .rounds import start_round as start_round
 from .scoring import black_sheep as black_sheep
 from .scoring import card_points as card_points

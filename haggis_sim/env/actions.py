@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+import numpy.typing as npt
 
 from .._cache import njit
 from ..combos import Combo
@@ -82,11 +83,12 @@ def _n_four_suit_plays() -> int:
     return int(np.count_nonzero(_four_suit(table()[0])))
 
 
-def _four_suit(plays: np.ndarray) -> np.ndarray:
+def _four_suit(plays: np.ndarray) -> npt.NDArray[np.bool_]:
     """Which plays a four-suit game has: no card of suit e, no sequence five suits wide."""
     kind = (plays >> L.TYPE_SHIFT) & 7
     width = (plays >> L.WIDTH_SHIFT) & 15
-    return ((plays & SUIT_E) == 0) & ((kind != L.T_SEQ) | (width <= 4))
+    four: npt.NDArray[np.bool_] = ((plays & SUIT_E) == 0) & ((kind != L.T_SEQ) | (width <= 4))
+    return four
 
 
 @njit(cache=True)

@@ -66,7 +66,8 @@ def _is_int(value: object, low: int, high: int) -> bool:
     )
 
 
-class HaggisEnv(pettingzoo.AECEnv):
+# pettingzoo ships no type information (no py.typed), so to mypy AECEnv is Any
+class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
     """A game of Haggis for 2 or 3 agents; see the module doc for spaces and rewards.
 
     >>> from haggis_sim.env import raw_env
@@ -123,7 +124,7 @@ class HaggisEnv(pettingzoo.AECEnv):
         self._codes = np.empty(L.MAX_MOVES, dtype=np.int64)
         self._index_buf = np.empty(L.MAX_MOVES, dtype=np.int64)
         self._legal = np.empty(0, dtype=np.int64)
-        self._st = S.init_state(self._rules_arr)
+        self._st: np.ndarray = S.init_state(self._rules_arr)
         self.seed_value = 0
         self.game_id = -1
         self.agents: list[str] = []

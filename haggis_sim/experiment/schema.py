@@ -30,15 +30,10 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails, PydanticCustomError
 
+from strategies.analysis import PRIORS, VALUES
+
 from ..analytics.compare import METRICS
-from ..analytics.decisions import (
-    MAX_POSITIONS,
-    MAX_SAMPLES,
-    PRIORS,
-    SEED_LIMIT,
-    VALUES,
-    StudySettings,
-)
+from ..analytics.decisions import MAX_POSITIONS, MAX_SAMPLES, SEED_LIMIT, StudySettings
 from ..errors import InputError
 from ..presets import PRESETS
 from ..rules import Rules

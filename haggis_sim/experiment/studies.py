@@ -169,7 +169,10 @@ def arm_identity(arm_dir: Path) -> dict[str, Any]:
 def study_key(spec: StudySpec, arm_dir: Path) -> dict[str, Any]:
     """Everything a study's result depends on: its settings (followed settings included)
     and its arm run (:func:`arm_identity`), as JSON holds them."""
-    return json.loads(json.dumps({"settings": asdict(spec), "arm_run": arm_identity(arm_dir)}))
+    key: dict[str, Any] = json.loads(
+        json.dumps({"settings": asdict(spec), "arm_run": arm_identity(arm_dir)})
+    )
+    return key
 
 
 def _digest(key: Any, result: Any, csv: str) -> str:

@@ -8,6 +8,7 @@ so the Markdown and the HTML page (:mod:`.page`) say the same thing in the same 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from scipy.stats import norm
@@ -109,7 +110,9 @@ def diff_text(metric: str, d: dict[str, Any]) -> str:
 
 def bracket(metric: str, low: Any, high: Any, change: bool = False) -> str:
     """An interval as ``[a, b]`` (a level, or with ``change`` a signed difference)."""
-    fmt = (lambda v: fmt_change(metric, v)) if change else (lambda v: fmt_value(metric, v))
+    fmt: Callable[[float], str] = (
+        (lambda v: fmt_change(metric, v)) if change else (lambda v: fmt_value(metric, v))
+    )
     return f"[{fmt(num(low))}, {fmt(num(high))}]".replace(" points", "")
 
 
@@ -233,7 +236,7 @@ def apart(summary: dict[str, Any]) -> set[str]:
 
 def metric_words(summary: dict[str, Any], metric: str) -> str:
     """The metric's description, with the entry it is measured for where it has one."""
-    desc = summary["metrics_described"][metric]
+    desc: str = summary["metrics_described"][metric]
     return desc + (f" (entry #{summary['entry']})" if metric in ENTRY_METRICS else "")
 
 

@@ -42,7 +42,11 @@ def _room_for_a_game(
 
 @njit(cache=True)
 def _seat_to_act(
-    st: np.ndarray, gid: int, rounds: np.ndarray, cursor: np.ndarray, log_rounds: bool = True
+    st: np.ndarray,
+    gid: int | np.int64,
+    rounds: np.ndarray,
+    cursor: np.ndarray,
+    log_rounds: bool = True,
 ) -> int:
     """Log every round that has ended (unless not ``log_rounds``) and deal the next; the
     seat to act, -1 at game end."""
@@ -60,7 +64,7 @@ def _commit(
     action: int,
     obs: np.ndarray,
     seat: int,
-    gid: int,
+    gid: int | np.int64,
     moves: np.ndarray,
     cursor: np.ndarray,
     log_moves: bool,

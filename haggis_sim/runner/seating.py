@@ -89,4 +89,5 @@ def strategy_seed(run_seed: int, game_id: int, seat: int) -> np.int64:
     Compiled, so that the compiled game loop and the Python one derive it the same way.
     """
     g = derive(np.int64(run_seed) ^ np.int64(STRATEGY_STREAM_SALT), np.int64(game_id))
-    return derive(g, np.int64(seat))
+    seed: np.int64 = derive(g, np.int64(seat))  # derive is typed by numba: mypy sees Any
+    return seed

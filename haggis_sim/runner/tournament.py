@@ -72,7 +72,9 @@ class TournamentResult:
     summary: pl.DataFrame
     notes: tuple[str, ...] = ()
     temporary: bool = False
-    _cleanup: weakref.finalize | None = field(default=None, init=False, repr=False)
+    _cleanup: weakref.finalize[..., TournamentResult] | None = field(
+        default=None, init=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         if self.temporary:

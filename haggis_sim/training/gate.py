@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from haggis_sim.stats import wilson
 
@@ -66,7 +67,8 @@ class MatchResult:
 def _play(sched: Schedule, sids: np.ndarray, table: np.ndarray) -> np.ndarray:
     out = np.empty((len(sched), 4), dtype=np.int64)
     play_games(sched.rules, sids, table, sched.entries, sched.words, out)
-    return (out[:, 0] == sched.seat).astype(np.int64)
+    won: npt.NDArray[np.bool_] = out[:, 0] == sched.seat
+    return won.astype(np.int64)
 
 
 def match(

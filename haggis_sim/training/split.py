@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 HOLDOUT_EVERY = 5
 #: the rule as the model files' provenance records it
@@ -19,6 +20,7 @@ def is_holdout(g: int) -> bool:
     return bool(holdout_mask(np.asarray(g)))
 
 
-def holdout_mask(games: np.ndarray) -> np.ndarray:
+def holdout_mask(games: np.ndarray) -> npt.NDArray[np.bool_]:
     """:func:`is_holdout` of each game number in ``games`` (a boolean array)."""
-    return np.asarray(games) % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
+    held: npt.NDArray[np.bool_] = np.asarray(games) % HOLDOUT_EVERY == HOLDOUT_EVERY - 1
+    return held

@@ -42,7 +42,8 @@ from .chain import (
 )
 from .gate import MatchResult
 from .model_io import check_output
-from .value_data import VALUE_UNITS, ValueRows, generate_values
+from .value_data import VALUE_UNITS, generate_values
+from .value_rows import ValueRows
 from .value_train import (
     DEFAULT_VALUE_TEACHER,
     MAX_VALUE_GAMES,

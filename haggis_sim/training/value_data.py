@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import numpy.typing as npt
 
 import haggis_sim as hs
 from haggis_sim import kernel as K
@@ -43,6 +44,7 @@ def value_game(g: int, seed: int, teacher: str) -> ValueRows:
     words = ss.generate_state(6, np.uint64).astype(np.int64)
     teach = check_teacher(teacher)
     sid = teach.compiled_id
+    assert sid is not None  # check_teacher: a compiled strategy, so it names its kernel
     params = teach.param_array()
     streams = [K.new_stream(words[1 + s]) for s in range(players)]
     buf = np.empty(K.MAX_MOVES, dtype=np.int64)
@@ -113,7 +115,9 @@ def fit_value(
         y = rows.target[sel].astype(np.float64)
         m = max(1, len(y))
 
-        def loss(p: np.ndarray, x: np.ndarray = x, y: np.ndarray = y, m: int = m) -> tuple:
+        def loss(
+            p: np.ndarray, x: np.ndarray = x, y: np.ndarray = y, m: int = m
+        ) -> tuple[float, npt.NDArray[np.float64]]:
             w, wh, b, v = _unpack(p, f, units)
             h = np.tanh(x @ wh + b)
             q = 1.0 / (1.0 + np.exp(-(x @ w + h @ v)))

@@ -25,7 +25,8 @@ from .model_io import check_output, save_model
 from .positions import check_teacher, combos
 from .provenance import stamp
 from .split import HOLDOUT_EVERY, SPLIT_RULE
-from .value_data import VALUE_UNITS, ValueRows, fit_value, generate_values
+from .value_data import VALUE_UNITS, fit_value, generate_values
+from .value_rows import ValueRows
 
 #: generation 1's teacher: the rollout mcts search (greedy rollouts)
 DEFAULT_VALUE_TEACHER = ROLLOUT_MCTS
