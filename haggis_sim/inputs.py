@@ -7,9 +7,12 @@ block a plain ``open`` forever, and a device or an absurd size would exhaust mem
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 
 class UnreadableFile(OSError):
@@ -56,3 +59,31 @@ TEXT_LIMIT = 64 * 2**20
 def read_text_regular(path: Path, limit: int = TEXT_LIMIT) -> str:
     """:func:`read_regular` decoded as UTF-8 (UnicodeDecodeError, a ValueError, if not)."""
     return read_regular(path, limit).decode("utf-8")
+
+
+def json_value(text: str | bytes) -> Any:
+    """The JSON value ``text`` holds; ValueError (one line) if it is not JSON, holds a
+    number too large for a float (``1e400``) or ``NaN``/``Infinity``, or nests too deeply
+    to read (an edited file nesting arrays thousands deep).
+
+    >>> json_value('{"a": [1, 2]}')
+    {'a': [1, 2]}
+    >>> json_value("[" * 100_000)
+    Traceback (most recent call last):
+    ...
+    ValueError: nested too deeply to read
+    """
+
+    def finite(value: str) -> float:
+        number = float(value)
+        if math.isinf(number):
+            raise ValueError(f"the number {value[:20]} is out of range")
+        return number
+
+    def refuse(name: str) -> float:
+        raise ValueError(f"{name} is not a number JSON allows")
+
+    try:
+        return json.loads(text, parse_float=finite, parse_constant=refuse)
+    except RecursionError:
+        raise ValueError("nested too deeply to read") from None

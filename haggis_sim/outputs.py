@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import shutil
 from collections.abc import Callable
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .inputs import read_text_regular
+from .inputs import json_value, read_text_regular
 
 OutState = Literal["new", "empty", "replace"]
 """How an owned folder may be written: ``new`` (no such path), ``empty`` (an empty folder)
@@ -132,6 +133,10 @@ what its owner wrote (a run its logs, a report and an experiment the files their
 lists), so no other output may go inside one."""
 
 
+#: a path whose first part is a URL scheme (``gcs:``, ``memory:``; one letter is a drive)
+_URL_LIKE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:(/|$)")
+
+
 def check_outside(out: Path, option: str, refuse: Refuse) -> None:
     """The path rule every writing command follows: refuse (``refuse``) an ``out`` under
     a file or inside a run, report or experiment folder (:data:`OWNED`).
@@ -139,6 +144,11 @@ def check_outside(out: Path, option: str, refuse: Refuse) -> None:
     Only a folder's owner writes into it (the runner its logs, an experiment its arms'
     runs and its report), and never through this check. Changes nothing.
     """
+    if _URL_LIKE.match(str(out)):  # gcs://b/x arrives as the Path gcs:/b/x
+        raise refuse(
+            f"{option} {out} looks like a URL: this command writes a local folder (for a "
+            "folder named so, give its absolute path)"
+        )
     path = Path(os.path.abspath(out))
     try:
         check_parents(path, option, refuse, OWNED)
@@ -154,7 +164,7 @@ def some(folder: Path) -> str:
 
 def marker_data(path: Path) -> dict[str, Any]:
     """A marker file's contents; OSError/ValueError if it cannot be trusted."""
-    data = json.loads(read_text_regular(path))  # a FIFO or a huge file: OSError
+    data = json_value(read_text_regular(path))  # a FIFO or a huge file: OSError
     if not isinstance(data, dict) or not isinstance(data.get("files"), list):
         raise ValueError("no list of files")
     return data

@@ -202,6 +202,10 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
             )
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise IllegalAction(
+                    f"{agent}: the game is over; its last step takes the action None"
+                )
             self._was_dead_step(action)
             return
         if isinstance(action, bool) or not isinstance(action, int | np.integer):
@@ -243,6 +247,21 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
         self._legal = np.empty(0, dtype=np.int64)
         self._accumulate_rewards()
         # the game's last actor is still selected: every agent then takes its dead step
+
+    def last(
+        self, observe: bool = True
+    ) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+        """The selected agent's observation, reward, termination, truncation and info (as
+        PettingZoo's ``last``); EnvStateError before ``reset`` and once every agent has
+        taken its last step."""
+        self._dealt("last()")
+        if not self.agents:
+            raise EnvStateError(
+                "the game is over and every agent has taken its last step: reset() deals a new one"
+            )
+        result: tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]
+        result = super().last(observe)
+        return result
 
     # --- what agents see ---------------------------------------------------------------------
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -319,6 +338,31 @@ def raw_env(**kwargs: Any) -> HaggisEnv:
     return HaggisEnv(**kwargs)
 
 
+class _OrderEnforcing(pettingzoo.utils.wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's order-enforcing wrapper, with the environment's own errors: a step,
+    an observation or ``last`` before ``reset``, or a step once every agent has taken its
+    last step, is an :class:`EnvStateError` (the wrapper would raise AssertionError, or
+    only warn and do nothing)."""
+
+    def step(self, action: int | None) -> None:
+        if not self._has_reset or not self.env.agents:
+            self.env.unwrapped.step(action)  # raises EnvStateError, changes nothing
+        super().step(action)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray] | None:
+        if not self._has_reset:
+            self.env.unwrapped.observe(agent)  # raises EnvStateError
+        result: dict[str, np.ndarray] | None = super().observe(agent)
+        return result
+
+    def last(
+        self, observe: bool = True
+    ) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+        result: tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]
+        result = self.env.unwrapped.last(observe)
+        return result
+
+
 def env(**kwargs: Any) -> Any:
     """The environment in PettingZoo's order-enforcing wrapper (the usual entry point)."""
-    return pettingzoo.utils.wrappers.OrderEnforcingWrapper(HaggisEnv(**kwargs))
+    return _OrderEnforcing(HaggisEnv(**kwargs))

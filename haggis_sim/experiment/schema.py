@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 import types
+import unicodedata
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin
 
@@ -137,6 +138,20 @@ def _study_seed(value: int | None) -> int | None:
     return value
 
 
+def _question(value: str) -> str:
+    """The question shown atop the pages: printable text (lines and tabs allowed) of at
+    most :data:`MAX_QUESTION` characters."""
+    if (c := _unprintable(value, allowed="\n\t")) is not None:
+        raise ValueError(
+            f"'question' may not hold control characters (U+{ord(c):04X}), got {value[:60]!r}"
+        )
+    if len(value) > MAX_QUESTION:
+        raise ValueError(
+            f"'question' must be at most {MAX_QUESTION:,} characters, got {len(value):,}"
+        )
+    return value
+
+
 def _folder_name(value: str) -> str:
     if not ARM_NAME.fullmatch(value):
         raise ValueError(
@@ -145,10 +160,27 @@ def _folder_name(value: str) -> str:
     return value
 
 
+#: bidirectional embeddings, overrides and isolates: they reorder the text shown after them
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+MAX_QUESTION = 2_000  # characters of an experiment's question
+
+
+def _unprintable(value: str, allowed: str = "") -> str | None:
+    """The first character of ``value`` that would corrupt a page or a terminal when
+    shown (a control character, a line or paragraph separator, a bidirectional control),
+    or None."""
+    for c in value:
+        if c in allowed:
+            continue
+        if unicodedata.category(c) in ("Cc", "Zl", "Zp") or c in _BIDI:
+            return c
+    return None
+
+
 def _label(value: str) -> str:
     """A label shown on the pages: printable text of at most :data:`MAX_LABEL` characters."""
-    if any(ord(c) < 32 or ord(c) == 127 for c in value):
-        raise ValueError(f"'label' may not hold control characters, got {value!r}")
+    if (c := _unprintable(value)) is not None:
+        raise ValueError(f"'label' may not hold control characters (U+{ord(c):04X}), got {value!r}")
     if len(value) > MAX_LABEL:
         raise ValueError(f"'label' must be at most {MAX_LABEL} characters, got {len(value)}")
     return value
@@ -231,7 +263,7 @@ class ExperimentTable(Table):
     REQUIRED = ("name", "question", "games", "strategies", "metric")
 
     name: Annotated[str, AfterValidator(_folder_name)]
-    question: str
+    question: Annotated[str, AfterValidator(_question)]
     games: Annotated[int, AfterValidator(_positive)]
     seed: Annotated[int, AfterValidator(_seed)] = 0
     players: Players = 2

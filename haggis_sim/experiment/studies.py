@@ -47,6 +47,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from ..inputs import json_value
 from ..logs import ledger
 from ..logs.manifest import config_digest, load_manifest, read_manifest
 from .followed import ADVICE, FAILED, UNCONFIRMED, follow_records
@@ -195,7 +196,7 @@ def kept_result(text: str | None, key: dict[str, Any]) -> tuple[dict[str, Any] |
     if text is None:
         return None, ""
     try:
-        record = json.loads(text)
+        record = json_value(text)
         intact = isinstance(record, dict) and record.get("format") == RESULT_FORMAT and (
             _digest(record["key"], record["result"], record["csv"]) == record["digest"]
         )  # fmt: skip

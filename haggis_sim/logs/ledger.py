@@ -28,8 +28,10 @@ from pathlib import Path
 
 import polars as pl
 
-from ..inputs import read_regular
+from ..inputs import json_value, read_regular
 from .schema import TABLES, DamagedLogError
+
+GAME_IDS = 2**32  # game ids are logged as UInt32: a range ends at most here
 
 LEDGER = "parts.jsonl"
 MAX_LEDGER_BYTES = 256 * 2**20  # a line per chunk: a billion games hold far less
@@ -109,12 +111,12 @@ class Entry:
     def from_line(cls, line: str) -> Entry:
         """Parse one ledger line; ValueError if it is not a complete, well-formed line."""
         try:
-            rec = json.loads(line)
+            rec = json_value(line)
             start, stop = int(rec["start"]), int(rec["stop"])
             files = {t: PartFile(int(rec[t][0]), int(rec[t][1]), str(rec[t][2])) for t in TABLES}
-        except (ValueError, KeyError, TypeError, IndexError) as exc:
+        except (ValueError, KeyError, TypeError, IndexError, OverflowError) as exc:
             raise ValueError(f"bad ledger line: {exc}") from None
-        if not 0 <= start < stop:
+        if not 0 <= start < stop <= GAME_IDS:
             raise ValueError(f"bad ledger line: game range {start}..{stop}")
         return cls(start, stop, files)
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..inputs import read_regular
+from ..inputs import json_value, read_regular
 from ..rules import Rules
 
 MAX_MANIFEST_BYTES = 16 * 2**20  # a manifest is a few kilobytes
@@ -191,8 +191,8 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ManifestError(f"{run_dir} is not a haggis-sim run (no {MANIFEST})")
     try:
-        data = json.loads(read_regular(path, MAX_MANIFEST_BYTES).decode("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json_value(read_regular(path, MAX_MANIFEST_BYTES).decode("utf-8"))
+    except (OSError, ValueError) as exc:
         raise ManifestError(f"{path} cannot be read: {exc}") from None
     if not isinstance(data, dict):
         raise ManifestError(f"{path} is not a haggis-sim manifest (not a JSON object)")

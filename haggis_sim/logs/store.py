@@ -63,6 +63,12 @@ def location(value: str | Path) -> str | Path:
         raise StoreError(
             f"{bare.group(1)}://: a run URL needs a bucket and a prefix (s3://bucket/run)"
         )
+    if bare is not None:  # gcs://, memory:// ...: a scheme with nothing after it
+        raise StoreError(
+            f"{bare.group(1)}://: runs are kept in a local folder or an object store "
+            f"({', '.join(s + '://' for s in STORE_SCHEMES)}, with a bucket); for a local "
+            f"folder named {bare.group(1)}: give its absolute path"
+        )
     match = _URL.match(text)
     if match is None or len(match.group(1)) < 2:  # "c:/..." is not a URL scheme
         return Path(value)

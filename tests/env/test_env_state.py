@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from haggis_sim import InputError  # noqa: E402
-from haggis_sim.env import EnvStateError, HaggisEnv  # noqa: E402
+from haggis_sim import IllegalAction, InputError  # noqa: E402
+from haggis_sim.env import EnvStateError, HaggisEnv, env, raw_env  # noqa: E402
 
 
 def played_out(env: HaggisEnv) -> None:
@@ -68,3 +68,26 @@ def test_an_unknown_agent_is_named() -> None:
     env.reset(seed=1)
     with pytest.raises(InputError, match="unknown agent 'player_9'"):
         env.observe("player_9")
+
+
+@pytest.mark.parametrize("make", [env, raw_env])
+def test_the_wrapped_and_raw_env_say_what_cannot_be_done_now(make: object) -> None:
+    """Through PettingZoo's wrapper a step or an observation before reset raised
+    AssertionError, and a step after every last step only warned; last() before reset
+    raised AttributeError, after the game KeyError; an action in a dead step ValueError."""
+    e = make()  # type: ignore[operator]
+    for call in (lambda: e.step(0), lambda: e.observe("player_0"), lambda: e.last()):
+        with pytest.raises(EnvStateError, match="before reset"):
+            call()
+    e.reset(seed=3)
+    while not (e.terminations[e.agent_selection] or e.truncations[e.agent_selection]):
+        e.step(int(e.unwrapped.legal_actions()[0]))
+    before = e.unwrapped.state_array
+    with pytest.raises(IllegalAction, match="takes the action None"):
+        e.step(0)
+    assert (e.unwrapped.state_array == before).all()
+    while e.agents:
+        e.step(None)
+    for call in (lambda: e.step(None), lambda: e.last()):
+        with pytest.raises(EnvStateError, match="game is over"):
+            call()

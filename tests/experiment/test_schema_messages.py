@@ -110,6 +110,8 @@ name = "a"
     [
         ('\n[[arms]]\nname = "' + "b" * 101 + '"\n', "100 at most"),
         ('\n[[arms]]\nname = "b"\nlabel = "bad\\u0000label"\n', "control characters"),
+        ('\n[[arms]]\nname = "b"\nlabel = "right\\u202eleft"\n', "U\\+202E"),
+        ('\n[[arms]]\nname = "b"\nlabel = "one\\u2028two"\n', "U\\+2028"),
         ('\n[[arms]]\nname = "b"\nlabel = "' + "l" * 201 + '"\n', "at most 200 characters"),
     ],
 )
@@ -128,3 +130,20 @@ def test_a_byte_order_mark_is_read_past(tmp_path: Path) -> None:
     path = tmp_path / "x.toml"
     path.write_bytes(b"\xef\xbb\xbf" + ARMS_FILE.encode())
     assert [a.name for a in load_experiment(path).arms] == ["a"]
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [("q\\u0000?", "U\\+0000"), ("\\u001b[31mred?", "U\\+001B"), ("q" * 2001, "at most 2,000")],
+)
+def test_a_question_that_cannot_be_shown_is_refused(
+    tmp_path: Path, question: str, words: str
+) -> None:
+    """A NUL and an ANSI escape in the question were written raw into summary.md,
+    index.html and the terminal."""
+    path = tmp_path / "x.toml"
+    path.write_text(ARMS_FILE.replace('question = "q?"', f'question = "{question}"'))
+    with pytest.raises(ExperimentError, match=f"'question' .*{words}"):
+        load_experiment(path)
+    path.write_text(ARMS_FILE.replace('question = "q?"', 'question = """Two lines,\n\tfine?"""'))
+    assert load_experiment(path).question.startswith("Two lines")

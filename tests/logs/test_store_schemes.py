@@ -23,6 +23,9 @@ RUN = ["-s", "greedy,random", "-n", "4", "--jobs", "1", "-q"]
         ("zip://run::/missing.zip", ["zip:// is not one"]),
         ("s3://", ["s3://: a run URL needs a bucket"]),
         ("s3://bucket", ["a run URL needs a bucket and a prefix"]),
+        ("gcs://", ["gcs://: runs are kept in a local folder", "absolute path"]),
+        ("memory://", ["memory://: runs are kept"]),
+        ("az://", ["az://: runs are kept"]),
     ],
 )
 def test_run_refuses_stores_that_do_not_keep_a_run(
@@ -50,3 +53,29 @@ def test_tournament_refuses_a_store_url(tmp_path: Path, monkeypatch: pytest.Monk
     with pytest.raises(hs.InputError, match="memory:// is not one"):
         hs.tournament(["greedy", "random"], games=4, out="memory://bucket/p")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("out", ["gcs://", "memory://bucket/x", "zip://a"])
+def test_commands_that_write_local_folders_refuse_a_url(
+    out: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`experiment --out gcs://` played every arm into a local folder gcs:, which the
+    readers then took for a URL and called damaged."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.toml").write_text(
+        'name = "e"\nquestion = "q"\ngames = 4\nseed = 1\nstrategies = ["greedy", "random"]\n'
+        'metric = "win_rate"\n[[arms]]\nname = "a"\n[[arms]]\nname = "b"\n'
+        'strategies = ["random", "greedy"]\n'
+    )
+    one_line_error(invoke("experiment", "x.toml", "--out", out, "--jobs", "1"), "looks like a URL")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.toml"]
+    with pytest.raises(hs.InputError):
+        hs.tournament(["greedy", "random"], games=4, out=Path(out))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.toml"]
+
+
+def test_a_local_folder_named_like_a_scheme_is_kept_by_its_absolute_path(tmp_path: Path) -> None:
+    out = tmp_path / "gcs:"
+    assert invoke("run", *RUN, "--out", str(out)).exit_code == 0
+    res = invoke("query", str(out), "SELECT count(*) AS n FROM games")
+    assert res.exit_code == 0 and "4" in res.stdout
