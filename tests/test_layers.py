@@ -232,6 +232,7 @@ def test_help_loads_neither_the_engine_nor_the_data_libraries() -> None:
     assert res.returncode == 0 and "experiment" in res.stdout and "compare" in res.stdout
 
 
+@pytest.mark.slow  # a fresh interpreter plays a run
 def test_a_runs_worker_loads_neither_scipy_stats_nor_dask() -> None:
     """A worker process plays chunks: it must not pay the second or two that importing
     scipy.stats and distributed takes (the run's summary needs a quantile, from

@@ -10,6 +10,7 @@ import tomllib
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -142,6 +143,7 @@ def test_shipped_summaries_come_from_their_experiment_files() -> None:
         assert len(summary.get("studies", [])) == len(exp.get("studies", [])), name  # type: ignore[arg-type]
 
 
+@pytest.mark.slow  # reads every shipped report's runs
 def test_shipped_skill_pairings_seat_the_stronger_player_once() -> None:
     """Where a shipped balance table reports skill expression (a stronger entry 0 against
     weaker ones), entry 0 fills one seat: the strategies list repeats around the table,

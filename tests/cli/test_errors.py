@@ -132,7 +132,7 @@ def test_a_server_that_is_not_a_dask_scheduler_is_refused_before_anything_is_mad
     pytest.importorskip("distributed")
     import haggis_sim.runner.pool as pool
 
-    monkeypatch.setattr(pool, "SCHEDULER_HANDSHAKE", 3.0)
+    monkeypatch.setattr(pool, "SCHEDULER_HANDSHAKE", 1.5)
     server = _Server(answer)
     try:
         out = tmp_path / "new" / "r"

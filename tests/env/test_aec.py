@@ -34,6 +34,7 @@ def test_pettingzoo_api_test_passes(preset: str, players: int) -> None:
     assert {str(w.message) for w in caught} <= set(EXPECTED_WARNINGS)
 
 
+@pytest.mark.slow  # PettingZoo's seed test plays many full games
 @pytest.mark.parametrize("players", [2, 3])
 def test_pettingzoo_seed_test_passes(players: int) -> None:
     seed_test(lambda: env(preset="revised", players=players), num_cycles=200)

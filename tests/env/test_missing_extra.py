@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
@@ -28,6 +30,7 @@ else:
 """
 
 
+@pytest.mark.slow  # a fresh interpreter without the extra
 def test_a_missing_extra_is_named_with_the_install_command() -> None:
     for blocked, name in (("pettingzoo", "raw_env"), ("gymnasium", "HaggisGymEnv")):
         out = subprocess.run(

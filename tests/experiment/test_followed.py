@@ -9,6 +9,7 @@ from haggis_sim.experiment.followed import advised_spec, followed
 from strategies.advice import parse_advice
 
 
+@pytest.mark.slow  # a planted effect is found only with enough games
 def test_planted_good_advice_wins_and_bad_advice_loses() -> None:
     # bombing whenever nothing else beats is costly far from the end of a round: advice
     # against it helps a bomb=early player; advice to do it hurts the default heuristic

@@ -33,6 +33,7 @@ NONE = {"kind": "bombs", "bin": {}, "advice": None}
 BASES = ["heuristic:bomb=early", "heuristic:bomb=never"]
 
 
+@pytest.mark.slow  # plays followed-advice studies on worker processes
 def test_records_with_advice_are_followed_and_a_losing_one_fails() -> None:
     heard: list[str] = []
     out = follow_records([NONE, BAD], BASES, 40, RULES, 0, jobs=1, say=heard.append, label="s")
@@ -129,6 +130,7 @@ def test_followed_games_zero_says_not_tested_loudly_on_both_pages() -> None:
         assert want in page
 
 
+@pytest.mark.slow  # plays followed-advice studies on worker processes
 def test_results_do_not_depend_on_the_workers() -> None:
     records = [BAD, NONE, {**BAD, "bin": {"min_opponent_cards": [1, 3]}}]
     one = follow_records(records, BASES, 8, RULES, 5, jobs=1)

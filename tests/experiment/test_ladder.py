@@ -434,6 +434,7 @@ def test_not_known_names_the_change_furthest_from_settled_and_never_zero_games()
     assert "about 0 more" not in got["sentence"]
 
 
+@pytest.mark.slow  # reads every shipped ladder's runs
 def test_the_rebuilt_ladders_play_todays_defaults() -> None:
     """Every shipped ladder ends with today's players (a file whose top rung is no longer
     today's default warns: :func:`stale_defaults`)."""

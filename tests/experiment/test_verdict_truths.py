@@ -66,6 +66,7 @@ def handicap(frame: pl.DataFrame, share: float, rng: np.random.Generator) -> pl.
     return frame.with_columns(pl.Series("win_rate_0", wins))
 
 
+@pytest.mark.slow  # a false-verdict rate needs many simulated blocks
 def test_aa_best_arm_is_rarely_claimed(games: pl.DataFrame) -> None:
     rng = np.random.default_rng(1)
     exp = experiment(["a", "b"])
@@ -76,6 +77,7 @@ def test_aa_best_arm_is_rarely_claimed(games: pl.DataFrame) -> None:
     assert rate <= 0.07
 
 
+@pytest.mark.slow  # a false-verdict rate needs many simulated blocks
 @pytest.mark.parametrize(("arms", "seed"), [(2, 2), (4, 5)])
 def test_aa_cross_verdict_is_rarely_separable(games: pl.DataFrame, arms: int, seed: int) -> None:
     # with 4 arms the tops of two populations are picked from 4 arms each: without counting

@@ -85,7 +85,7 @@ def test_a_fifo_experiment_marker_is_refused_in_one_line(tmp_path: Path) -> None
     toml = tmp_path / "e.toml"
     toml.write_text(EXPERIMENT)
     out = tmp_path / "e1"
-    assert _cli("experiment", str(toml), "--out", str(out), "--jobs", "1").returncode == 0
+    assert invoke("experiment", str(toml), "--out", str(out), "--jobs", "1").exit_code == 0
     marker = out / ".haggis-sim-experiment.json"
     marker.unlink()
     os.mkfifo(marker)
@@ -98,7 +98,7 @@ def test_a_fifo_experiment_marker_is_refused_in_one_line(tmp_path: Path) -> None
 def test_a_fifo_report_marker_is_refused_in_one_line(tmp_path: Path) -> None:
     run, report = tmp_path / "r", tmp_path / "rep"
     assert invoke("run", *RUN, "--out", str(run)).exit_code == 0
-    assert _cli("report", str(run), "--out", str(report)).returncode == 0
+    assert invoke("report", str(run), "--out", str(report)).exit_code == 0
     marker = report / ".haggis-sim-report.json"
     marker.unlink()
     os.mkfifo(marker)

@@ -80,6 +80,7 @@ def worker_adds(cases: list[tuple[Any, ...]]) -> dict[str, list[list[str]]]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # a fresh interpreter loads the compiled engine
 def test_after_the_warm_up_playing_a_chunk_needs_no_compiled_function_it_lacks() -> None:
     """Every compiled function (and signature) a chunk calls is one the warm-up's
     throw-away game (stand-in strategies) already compiled or loaded, whether the run's
@@ -94,6 +95,7 @@ def test_after_the_warm_up_playing_a_chunk_needs_no_compiled_function_it_lacks()
         assert worker_adds([case]) == {",".join(case[0]): []}
 
 
+@pytest.mark.slow  # a fresh interpreter loads the compiled engine
 def test_without_the_warm_up_a_chunk_loads_the_engine() -> None:
     """The check above can see a miss: a fresh process that skips the warm-up must load
     the game loop when it plays (so an empty list above means the warm-up had it)."""

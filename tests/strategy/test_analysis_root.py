@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import haggis_sim as hs
 from haggis_sim import kernel as K
@@ -17,6 +18,7 @@ def _positions(n: int) -> list[hs.Game]:
     return [hs.Game(RULES3, seed=7, game_id=i) for i in range(n)]
 
 
+@pytest.mark.slow  # full searches on many positions
 def test_every_legal_play_is_scored_and_every_iteration_visits_one() -> None:
     rnd = _positions(1)[0]
     obs = rnd.observation(rnd.to_act)

@@ -10,6 +10,7 @@ import sys
 
 import numba
 import numpy as np
+import pytest
 import scipy
 
 from haggis_sim.training.environment import FIT_BLAS_THREADS, cpu_model, numeric_environment
@@ -56,6 +57,7 @@ def _fit_digest(threads: int, mode: str) -> str:
     return out.stdout.strip()
 
 
+@pytest.mark.slow  # fits in subprocesses with other BLAS thread counts
 def test_a_fit_gives_the_same_weights_whatever_blas_threads_the_process_has() -> None:
     """The fit runs with FIT_BLAS_THREADS BLAS threads, so a process started with one
     thread (a 1-core machine, OPENBLAS_NUM_THREADS=1) fits the weights a 2-core one does.

@@ -176,6 +176,7 @@ def test_arms_with_a_parameter_that_acts_are_kept(rules: str, a: str, b: str) ->
     assert [arm.name for arm in exp.arms] == ["a", "b"]
 
 
+@pytest.mark.slow  # reads every shipped experiment's runs
 def test_shipped_experiments_have_no_duplicate_arms() -> None:
     from haggis_sim.experiment import load_experiment
 

@@ -29,6 +29,8 @@ from haggis_sim.training.value_rows import ValueRecorder
 from strategies import StrategyError
 from strategies.learned_model import load_model, load_value_model
 
+pytestmark = pytest.mark.slow  # joint chains train and gate real generations
+
 TINY: dict[str, Any] = {"games": 10, "teacher": TEACHER, "hidden": 0, "check_games": 2,
                         "gate_games": 6}  # fmt: skip
 TINY_ARGS = ("-n", "10", "--teacher", TEACHER, "--check-games", "2", "--hidden", "0")

@@ -144,6 +144,7 @@ def _recorded_strategies(summary: dict[str, object]) -> dict[tuple[str, str], li
     return out
 
 
+@pytest.mark.slow  # plays every shipped experiment's players
 def test_shipped_experiments_play_the_players_their_reports_recorded() -> None:
     """Every arm of every shipped experiment, as its file stands, plays exactly the
     strategies its report recorded, and every study is followed in play by the heuristic

@@ -19,6 +19,8 @@ from haggis_sim.training.train import run_training
 from strategies import StrategyError
 from strategies.learned_model import load_model
 
+pytestmark = pytest.mark.slow  # prior chains train and gate real generations
+
 # linear models (hidden 0) fit in a second; the command's own test fits a hidden layer
 TINY: dict[str, Any] = {"games": 10, "teacher": TEACHER, "hidden": 0, "check_games": 2,
                         "gate_games": 6}  # fmt: skip

@@ -237,6 +237,7 @@ def test_train_value_cli_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("*.tmp*"))
 
 
+@pytest.mark.slow  # trains a network on thousands of positions
 def test_training_a_value_model_is_reproducible(tmp_path: Path) -> None:
     """Two trainings with the same seed write bit-identical weights (the provenance's date
     aside), with the gate's result recorded; another seed gives other weights."""
@@ -272,6 +273,7 @@ def test_the_shipped_value_model_records_how_it_was_made() -> None:
     assert {g["players"] for g in p["gate"]} == {2, 3}
 
 
+@pytest.mark.slow  # trains a network on thousands of positions
 def test_the_hidden_layer_learns_what_a_linear_score_cannot() -> None:
     """A planted interaction of two features (no linear part): the fitted network's
     held-out error is a small fraction of the mean's, which only the hidden layer and

@@ -24,6 +24,8 @@ from haggis_sim.training.value_train import train_value
 from strategies import StrategyError
 from strategies.learned_model import load_value_model
 
+pytestmark = pytest.mark.slow  # value chains train and gate real generations
+
 TINY: dict[str, Any] = {"games": 10, "teacher": TEACHER, "units": 3, "gate_games": 6}
 
 
