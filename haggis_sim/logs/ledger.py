@@ -240,6 +240,39 @@ def games_logged(run_dir: Path) -> int:
     return sum(e.stop - e.start for e in entries)
 
 
+def _finished_games(run_dir: Path) -> int | None:
+    """The games of a run whose manifest says it finished, else None (a run still
+    playing, or a manifest that cannot be read: its readers say so themselves)."""
+    try:
+        data = json_value(read_regular(run_dir / "manifest.json", 2**20).decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("status") != "complete":
+        return None
+    games = data.get("games")
+    return games if isinstance(games, int) and not isinstance(games, bool) else None
+
+
+def _check_finished_cover(run_dir: Path, entries: list[Entry]) -> None:
+    """DamagedLogError unless the ledger of a finished run covers each of its games once:
+    a ledger line edited away or made unreadable would leave readers answering from
+    part of the run without a word."""
+    games = _finished_games(run_dir)
+    if games is None:
+        return
+    covered, end = 0, 0
+    for e in sorted(entries, key=lambda e: e.start):
+        if e.start != end:
+            break
+        covered, end = covered + e.stop - e.start, e.stop
+    if end != games or covered != sum(e.stop - e.start for e in entries):
+        raise DamagedLogError(
+            f"damaged run: {run_dir / LEDGER} records {min(end, games):,} of the "
+            f"{games:,} games of this finished run in order (a line was edited or removed); "
+            f"re-play the rest with haggis-sim run --resume {run_dir}"
+        )
+
+
 def table_files(run_dir: Path, table: str) -> list[Path]:
     """The parts of ``table`` a reader may trust, in game order.
 
@@ -252,6 +285,7 @@ def table_files(run_dir: Path, table: str) -> list[Path]:
     if not has_ledger(run_dir):
         return part_files(run_dir / table)
     entries, _ = read_entries(run_dir)
+    _check_finished_cover(run_dir, entries)
     out = []
     for e in sorted(entries, key=lambda e: e.start):
         path = e.path(run_dir, table)

@@ -39,7 +39,7 @@ def test_a_ledger_line_nested_too_deep_or_out_of_range_is_a_torn_line(run: Path)
             Entry.from_line(bad)
         (run / "parts.jsonl").write_text("\n".join([*lines[:-1], bad]) + "\n")
         res = invoke("query", str(run), "SELECT count(*) AS n FROM games")
-        assert res.exit_code == 0 and re.search(r"│\s*4\s*│", res.stdout), res.stdout
+        one_line_error(res, "damaged run", "4 of the 8 games")
     assert invoke("run", "--resume", str(run), "-q").exit_code == 0  # the torn chunk re-played
     assert len((run / "parts.jsonl").read_text().splitlines()) == 2
 
@@ -51,3 +51,21 @@ def test_a_report_marker_nested_too_deep_is_one_line(run: Path, tmp_path: Path) 
     marker.write_text(DEEP)
     one_line_error(invoke("report", str(run), "--out", str(report), "--force"), str(report))
     assert marker.read_text() == DEEP
+
+
+@pytest.mark.parametrize("drop", ["first", "last", "torn"])
+def test_a_finished_run_missing_a_ledger_line_is_damaged_not_smaller(
+    run: Path, tmp_path: Path, drop: str
+) -> None:
+    """A finished run whose ledger lost a line (removed, or cut short) was read as a run
+    of fewer games: query and report answered from half the games without a word."""
+    lines = (run / "parts.jsonl").read_text().splitlines()
+    kept = {"first": lines[1:], "last": lines[:-1], "torn": [lines[0], lines[1][:30]]}[drop]
+    (run / "parts.jsonl").write_text("\n".join(kept) + "\n")
+    words = ("damaged run", "4 of the 8 games" if drop != "first" else "0 of the 8 games")
+    one_line_error(invoke("query", str(run), "SELECT count(*) FROM games"), *words)
+    one_line_error(invoke("report", str(run), "--out", str(tmp_path / "rep")), *words)
+    assert not (tmp_path / "rep").exists()
+    assert invoke("run", "--resume", str(run), "-q").exit_code == 0
+    res = invoke("query", str(run), "SELECT count(*) AS n FROM games")
+    assert res.exit_code == 0 and re.search(r"│\s*8\s*│", res.stdout), res.stdout
