@@ -189,6 +189,8 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     """
     path = run_dir / MANIFEST
     if not path.is_file():
+        if os.path.lexists(path):  # a FIFO, a folder, a device: never opened
+            raise ManifestError(f"{path} cannot be read: it is not a regular file")
         raise ManifestError(f"{run_dir} is not a haggis-sim run (no {MANIFEST})")
     try:
         data = json_value(read_regular(path, MAX_MANIFEST_BYTES).decode("utf-8"))

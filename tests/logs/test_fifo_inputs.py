@@ -51,6 +51,7 @@ def test_a_fifo_manifest_is_refused(tmp_path: Path) -> None:
     os.mkfifo(run / "manifest.json")
     out = _cli("query", str(run), "SELECT 1")
     assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert "manifest.json cannot be read: it is not a regular file" in out.stderr, out.stderr
 
 
 def test_read_regular_refuses_what_is_not_a_small_regular_file(tmp_path: Path) -> None:
