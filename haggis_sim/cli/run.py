@@ -168,6 +168,10 @@ def run(
     _play_and_summarize(config, run_dir, resume is not None, show=not (quiet or quiet_terminal()))
 
 
+def _ignore_unraisable(_unraisable: object) -> None:
+    """An unraisable-exception hook that reports nothing (see the interrupt below)."""
+
+
 def _execute(
     config: RunConfig,
     run_dir: Path | str,
@@ -227,7 +231,11 @@ def _play_and_summarize(config: RunConfig, run_dir: Path | str, resume: bool, sh
         # a second Ctrl-C while the workers are stopped must not break the exit
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         if isinstance(run_dir, Path) and not (run_dir / MANIFEST).exists():
-            # stopped before the run began (e.g. in the first compile): nothing to resume
+            # stopped before the run began (e.g. in the first compile): nothing to resume.
+            # A compile cut short can leave half-built compiler objects whose finalizers
+            # fail as the process ends; their "Exception ignored" reports would follow
+            # the one line below, so this process (which is ending) reports none.
+            sys.unraisablehook = _ignore_unraisable
             typer.echo(
                 f"\ninterrupted before the first game: nothing was written to {run_dir}; "
                 "run the same command again",

@@ -172,3 +172,33 @@ def test_a_scheduler_without_workers_says_the_run_waits_for_one() -> None:
         pool, note = make_pool(config, 8)
         pool.close(cancel=True)
         assert note is None
+
+
+def test_an_interrupt_before_the_first_game_reports_no_finalizer_noise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C inside the first compile could leave a half-built llvmlite object whose
+    finalizer failed at exit: an "Exception ignored in ... PassBuilder" traceback after
+    the one line."""
+    import sys
+
+    import haggis_sim.cli.run as cli_run
+
+    def interrupted(*_args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_run, "_execute", interrupted)
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)  # restored afterwards
+    out = tmp_path / "r"
+    res = invoke("run", "-s", "greedy,random", "-n", "8", "-q", "--out", str(out))
+    assert res.exit_code == 130
+    assert "interrupted before the first game" in res.stderr and not out.exists()
+
+    assert sys.unraisablehook is cli_run._ignore_unraisable  # the ending process: quiet
+
+    class HalfBuilt:
+        def __del__(self) -> None:
+            raise AttributeError("'PassBuilder' object has no attribute '_as_parameter_'")
+
+    HalfBuilt()  # its finalizer fails now, as at the end of the process
+    assert "Exception ignored" not in capsys.readouterr().err
