@@ -29,6 +29,7 @@ from pathlib import Path
 import polars as pl
 
 from ..inputs import json_value, read_regular
+from .manifest import ManifestError, read_manifest
 from .schema import TABLES, DamagedLogError
 
 GAME_IDS = 2**32  # game ids are logged as UInt32: a range ends at most here
@@ -244,10 +245,10 @@ def _finished_games(run_dir: Path) -> int | None:
     """The games of a run whose manifest says it finished, else None (a run still
     playing, or a manifest that cannot be read: its readers say so themselves)."""
     try:
-        data = json_value(read_regular(run_dir / "manifest.json", 2**20).decode("utf-8"))
-    except (OSError, ValueError):
+        data = read_manifest(run_dir)
+    except ManifestError:
         return None
-    if not isinstance(data, dict) or data.get("status") != "complete":
+    if data.get("status") != "complete":
         return None
     games = data.get("games")
     return games if isinstance(games, int) and not isinstance(games, bool) else None
