@@ -72,23 +72,57 @@ def start_cluster(
     base: Path, workers: int, worker_env: dict[str, str]
 ) -> tuple[str, list[subprocess.Popen[bytes]]]:
     """A scheduler and ``workers`` one-thread workers that cannot see ``base``; its
-    address and processes (stop them with :func:`stop`)."""
-    address = f"tcp://127.0.0.1:{free_port()}"
-    port = address.rsplit(":", 1)[1]
-    procs: list[subprocess.Popen[bytes]] = []
-    procs.append(subprocess.Popen(
-        [str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", port,
-         "--no-dashboard"], env=env(), start_new_session=True,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    ))  # fmt: skip
+    address and processes (stop them with :func:`stop`).
+
+    The scheduler must be listening within 60 s (three tries, each on a fresh port), or
+    RuntimeError quotes its log (kept beside ``base``, never inside it): a scheduler
+    that dies at start fails the fixture with the reason instead of leaving a client
+    waiting."""
+    logs = base.parent / f"{base.name}-logs"
+    logs.mkdir(exist_ok=True)
+    for attempt in range(3):  # a port taken between free_port() and the bind: next one
+        address = f"tcp://127.0.0.1:{free_port()}"
+        port = address.rsplit(":", 1)[1]
+        procs: list[subprocess.Popen[bytes]] = []
+        with open(logs / "scheduler.log", "wb") as log:
+            procs.append(subprocess.Popen(
+                [str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", port,
+                 "--no-dashboard"], env=env(), start_new_session=True,
+                stdout=log, stderr=subprocess.STDOUT,
+            ))  # fmt: skip
+        try:
+            wait_listening(int(port), procs[0], logs / "scheduler.log", 60)
+            break
+        except RuntimeError:
+            stop(procs)
+            if attempt == 2:
+                raise
     for i in range(workers):
         worker = [str(BIN / "dask"), "worker", address, "--nthreads", "1", "--no-nanny",
                   "--no-dashboard", "--name", f"hidden-{i}"]  # fmt: skip
-        procs.append(subprocess.Popen(
-            private_mount(base, *worker), env=worker_env, start_new_session=True,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/",
-        ))  # fmt: skip
+        with open(logs / f"worker-{i}.log", "wb") as log:
+            procs.append(subprocess.Popen(
+                private_mount(base, *worker), env=worker_env, start_new_session=True,
+                stdout=log, stderr=subprocess.STDOUT, cwd="/",
+            ))  # fmt: skip
     return address, procs
+
+
+def wait_listening(port: int, proc: subprocess.Popen[bytes], log: Path, seconds: float) -> None:
+    """Return once 127.0.0.1:``port`` accepts; RuntimeError with the tail of ``log`` if
+    ``proc`` exits first or ``seconds`` pass."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            code = proc.poll()
+            if code is not None or time.monotonic() > deadline:
+                state = f"exited with {code}" if code is not None else f"silent {seconds} s"
+                tail = log.read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"{log.stem} on port {port} {state}:\n{tail}") from None
+            time.sleep(0.1)
 
 
 @contextlib.contextmanager
