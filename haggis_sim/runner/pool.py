@@ -216,7 +216,7 @@ def check_scheduler(address: str, timeout: float | None = None) -> None:
     of its own so that a caller's event loop is never touched, decides first.
     """
     import asyncio
-    from concurrent.futures import ThreadPoolExecutor
+    import threading
 
     timeout = SCHEDULER_HANDSHAKE if timeout is None else timeout
 
@@ -236,19 +236,25 @@ def check_scheduler(address: str, timeout: float | None = None) -> None:
         finally:
             comm.abort()
 
-    async def bounded() -> object:
-        return await asyncio.wait_for(identity(), timeout)
+    outcome: list[object] = []  # the reply, or the exception the exchange ended with
 
-    with ThreadPoolExecutor(1) as thread:
+    def exchange() -> None:
         try:
-            reply = thread.submit(asyncio.run, bounded()).result()
-        except (OSError, TimeoutError, ValueError, TypeError) as exc:
-            why = str(exc) or f"no answer within {timeout:g} s"
-            raise BackendError(f"cannot reach the Dask scheduler {address}: {why}") from None
-        except Exception as exc:  # the comm layer's own errors for a garbled answer
-            raise BackendError(
-                f"{address} did not answer as a Dask scheduler ({type(exc).__name__})"
-            ) from None
+            outcome.append(asyncio.run(asyncio.wait_for(identity(), timeout)))
+        except BaseException as exc:  # handed to the caller's thread below
+            outcome.append(exc)
+
+    # a daemon thread: Ctrl-C in the caller ends the wait at once and the process does
+    # not wait for the exchange at exit
+    worker = threading.Thread(target=exchange, name="scheduler-handshake", daemon=True)
+    worker.start()
+    worker.join(timeout + 5)
+    reply = outcome[0] if outcome else TimeoutError()
+    if isinstance(reply, (OSError, TimeoutError, ValueError, TypeError)):
+        why = str(reply) or f"no answer within {timeout:g} s"
+        raise BackendError(f"cannot reach the Dask scheduler {address}: {why}")
+    if isinstance(reply, Exception):  # the comm layer's own errors for a garbled answer
+        raise BackendError(f"{address} did not answer as a Dask scheduler ({type(reply).__name__})")
     if not (isinstance(reply, dict) and reply.get("type") == "Scheduler"):
         raise BackendError(
             f"{address} answered, but not as a Dask scheduler: give the scheduler's "

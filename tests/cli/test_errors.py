@@ -152,6 +152,41 @@ def test_a_server_that_is_not_a_dask_scheduler_is_refused_before_anything_is_mad
         server.close()
 
 
+@pytest.mark.slow
+def test_ctrl_c_while_a_silent_server_is_asked_ends_at_once(tmp_path: Path) -> None:
+    """Ctrl-C during the scheduler handshake ran on for 12 s (the handshake thread was
+    waited for) and then printed the handshake's error instead of the interruption."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("distributed")
+    server = _Server(None)
+    out = tmp_path / "r"
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "haggis_sim.cli", "run", "-s", "greedy,random", "-n",
+             "8", "--backend", "dask", "--scheduler", server.address, "--out", str(out)],
+            stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while not server.held and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.held, "the run never contacted the server"
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        _, err = proc.communicate(timeout=60)
+        took = time.monotonic() - sent
+    finally:
+        server.close()
+    assert proc.returncode == 130, err
+    assert took < 5, f"{took:.1f} s after Ctrl-C"
+    assert "interrupted before the first game" in err and "scheduler" not in err, err
+    assert not out.exists()
+
+
 def test_a_scheduler_without_workers_says_the_run_waits_for_one() -> None:
     """With no worker the run waited in silence (no progress, no line) until one joined."""
     distributed = pytest.importorskip("distributed")
