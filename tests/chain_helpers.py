@@ -1,5 +1,5 @@
-"""A planted gate for the tests of the generation chains (tests/strategy/test_value_chain.py,
-tests/strategy/test_prior_chain.py): the verdicts are fixed, so the tests check what the
+"""A planted gate for the tests of the generation chains (tests/training/test_value_chain.py,
+tests/training/test_prior_chain.py): the verdicts are fixed, so the tests check what the
 chain does with them."""
 
 from __future__ import annotations
