@@ -38,6 +38,10 @@ _API = {
     "game_seed": "haggis_sim.position",
     "PRESETS": "haggis_sim.presets",
     "Rules": "haggis_sim.rules",
+    "SPEC_VERSION": "haggis_sim.strategy_spec",
+    "SpecError": "haggis_sim.strategy_spec",
+    "StrategySpec": "haggis_sim.strategy_spec",
+    "UNVERSIONED": "haggis_sim.strategy_spec",
     # above the typed API (it plays through the runner): imported by name on first use
     # only, so the package top never imports the runner (tests/test_layers.py)
     "tournament": "haggis_sim.runner.tournament",
@@ -52,6 +56,7 @@ if TYPE_CHECKING:
     from .position import Action, Game, Observation, Round, RoundResult, game_seed
     from .presets import PRESETS
     from .rules import Rules
+    from .strategy_spec import SPEC_VERSION, UNVERSIONED, SpecError, StrategySpec
 
 
 __getattr__, __dir__ = lazy_names(__name__, _API, globals())
@@ -69,6 +74,10 @@ __all__ = [
     "Round",
     "RoundResult",
     "Rules",
+    "SPEC_VERSION",
+    "SpecError",
+    "StrategySpec",
+    "UNVERSIONED",
     "__version__",
     "beats",
     "game_seed",

@@ -1,16 +1,24 @@
-"""The public compiled API: what a compiled (numba) strategy may call.
+"""The public compiled API: what compiled (numba) code above the engine may call.
 
 A compiled strategy receives an *observation array* (``observe(state, seat)``: the
-state with every hidden card zeroed, see :mod:`haggis_sim.engine.layout` for offsets),
-a float64 parameter array and a splitmix64 stream, and returns a packed action. These
-re-exports are the stable surface for that; strategies do not import the engine's
-private modules.
+state with every hidden card zeroed, see :data:`layout` for offsets), a float64
+parameter array and a splitmix64 stream, and returns a packed action
+(:func:`random_action` is the random player's). These re-exports are the stable surface
+for that; nothing above the typed API imports the engine's private modules
+(``haggis_sim.engine``), ``tests/test_layers.py`` checks it.
+
+Beside a strategy's surface, the compiled game loops above the engine (the runner, the
+RL environments, training) drive a game with :func:`init_state`, :func:`start_game`,
+:func:`next_round` and :func:`apply_action`, and record it with :data:`record`: the log
+record's columns (``MOVE_COLUMNS``, ``ROUND_COLUMNS``, ``GAME_COLUMNS`` and their
+indices, which the log schema reads) and its compiled recorders. The names are the
+engine's own objects (same compiled functions, same constants).
 """
 
 from __future__ import annotations
 
 from ._cache import njit
-from .engine import layout
+from .engine import layout, record
 from .engine.bits import lowest_bit, popcount
 from .engine.layout import (
     BET_VALUES,
@@ -66,7 +74,17 @@ from .engine.moves import (
     pack,
 )
 from .engine.rng import below, derive, new_stream, next_u64, uniform
-from .engine.state import apply_action, can_bet, card_points, legal_actions, observe
+from .engine.state import (
+    apply_action,
+    can_bet,
+    card_points,
+    init_state,
+    legal_actions,
+    next_round,
+    observe,
+    random_action,
+    start_game,
+)
 
 __all__ = [
     "njit",
@@ -118,6 +136,7 @@ __all__ = [
     "card_points",
     "derive",
     "generate",
+    "init_state",
     "layout",
     "legal_actions",
     "lowest_bit",
@@ -127,9 +146,13 @@ __all__ = [
     "move_type",
     "move_width",
     "new_stream",
+    "next_round",
     "next_u64",
     "observe",
     "pack",
     "popcount",
+    "random_action",
+    "record",
+    "start_game",
     "uniform",
 ]

@@ -6,7 +6,7 @@ high]``, both ends included) and the *advice* (bombs: bomb / do not bomb; bets: 
 value / no bet). The ``advised`` strategy (:mod:`strategies.advised`) follows such
 records in play, so the features are computed here, in the strategies layer, from the
 acting seat's observation only, with the definitions of the studies
-(:func:`haggis_sim.analytics.decisions.situation` and ``score_bomb``):
+(:func:`haggis_sim.counterfactual.decisions.situation` and ``score_bomb``):
 
 * ``actor_cards``: cards in the acting seat's hand;
 * ``min_opponent_cards``: fewest cards any opponent still holding cards holds (0 when

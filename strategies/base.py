@@ -221,16 +221,10 @@ class Strategy:
 
 
 def parse_spec(text: str) -> tuple[str, dict[str, str]]:
-    """Split ``name:k=v,k=v`` into the name and raw parameter texts."""
-    name, _, rest = text.strip().partition(":")
-    if not name:
-        raise StrategyError(f"empty strategy name in {text!r}")
-    values: dict[str, str] = {}
-    for item in filter(None, (x.strip() for x in rest.split(","))):
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise StrategyError(f"strategy parameters are k=v, got {item!r} in {text!r}")
-        if key.strip() in values:
-            raise StrategyError(f"parameter {key.strip()!r} given twice in {text!r}")
-        values[key.strip()] = value.strip()
-    return name.strip(), values
+    """Split ``name:k=v,k=v`` into the name and raw parameter texts (StrategyError when it
+    cannot be read; :class:`haggis_sim.StrategySpec` is the record this reads)."""
+    try:
+        spec = hs.StrategySpec.parse(text)
+    except hs.SpecError as exc:
+        raise StrategyError(str(exc)) from None
+    return spec.name, spec.values()

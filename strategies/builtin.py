@@ -329,10 +329,6 @@ MCTS_NEUTRAL: dict[str, Any] = {
     "qinit": 0.0,
     "horizon": 0,
 }
-#: parameters added after runs first recorded mcts specs with a model's SHA-256: a
-#: recorded spec (one that names a sha or vsha) leaves them unsaid only because they did
-#: not exist yet, so there they take their neutral value (the search as it was)
-_ADDED_SINCE_RECORDED = ("mix", "qinit", "horizon")
 
 
 class MctsStrategy(CompiledStrategy):
@@ -430,15 +426,10 @@ class MctsStrategy(CompiledStrategy):
         is no estimate to mix (mix), to start moves from (qinit) or to end a cut rollout
         with (horizon); with mix=1 no rollout is played (horizon). Such a parameter takes
         its neutral value (:data:`MCTS_NEUTRAL`) when unsaid and is refused
-        (InertParameterError) when given another. A recorded spec (one naming a sha or
-        vsha) takes mix, qinit and horizon as neutral when it leaves them unsaid: it was
-        recorded before they existed, and so replays the search it recorded.
+        (InertParameterError) when given another. A spec recorded before mix, qinit or
+        horizon existed is lifted to today's by :mod:`strategies.migrations`.
         """
         v = self.values
-        if v["sha"] or v["vsha"]:
-            for name in _ADDED_SINCE_RECORDED:
-                if name not in self.given:
-                    v[name] = MCTS_NEUTRAL[name]
         inert: dict[str, tuple[str, str]] = {}  # name: (why, what makes it inert)
         if v["prior"] == "none":
             inert["model"] = inert["sha"] = ("no model is read", "prior=none")

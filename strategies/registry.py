@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from importlib.metadata import entry_points
 
+import haggis_sim as hs
+
 from .base import Strategy, StrategyError, parse_spec
 from .builtin import BUILTIN
+from .migrations import migrate
 
 ENTRY_POINT_GROUP = "haggis_sim.strategies"
 _extra: dict[str, type[Strategy]] = {}
@@ -43,9 +46,15 @@ def known() -> dict[str, type[Strategy]]:
     return found
 
 
-def make(spec: str) -> Strategy:
-    """A strategy from ``name`` or ``name:param=value,...``; StrategyError if unknown/bad."""
-    name, values = parse_spec(spec)
+def make(spec: str | hs.StrategySpec) -> Strategy:
+    """A strategy from ``name`` or ``name:param=value,...`` (text typed today) or from a
+    :class:`haggis_sim.StrategySpec` of any version (a recorded one is migrated first,
+    :mod:`strategies.migrations`); StrategyError if unknown or bad."""
+    if isinstance(spec, hs.StrategySpec):
+        record = migrate(spec)
+        name, values = record.name, record.values()
+    else:
+        name, values = parse_spec(spec)
     table = known()
     if name not in table:
         raise StrategyError(f"unknown strategy {name!r}; known: {', '.join(sorted(table))}")

@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from haggis_sim import kernel as K
-from haggis_sim.engine.state import random_action
-from haggis_sim.kernel import njit
+from haggis_sim.kernel import njit, random_action
 
 # Parameter slots: each kernel's parameter names in the order of its float64 array.
 # ``Strategy.param_array`` places every parameter by name through these tuples
@@ -70,7 +69,7 @@ def _give_to_lowest_score(obs):
 def random_act(obs, params, rng, buf):
     """Uniform over legal actions; when it may bet, it bets with probability ``bet``.
 
-    The engine's :func:`~haggis_sim.engine.state.random_action` (the one random player,
+    The engine's :func:`~haggis_sim.kernel.random_action` (the one random player,
     also behind the engine's random game traces), with the bet rate from the parameters.
     """
     return random_action(obs, rng, buf, params[RANDOM_BET])

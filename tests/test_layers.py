@@ -1,15 +1,23 @@
-"""The package's layers import one way, and no module imports itself round a cycle.
+"""The package's layers import one way, through their front doors, and no module imports
+itself round a cycle.
 
 Every ``import`` statement is read from the source (also those inside functions: a lazy
 import is still a dependency), resolved to the module it names, and checked:
 
 - no cycle among modules, and none among ``haggis_sim``'s subpackages;
-- each module imports only from its own layer or the layers below it (:data:`LAYERS`).
+- each module imports only from its own layer or the layers below it (:data:`LAYERS`);
+- a private package is imported only by the layers it serves (:data:`PRIVATE`: the
+  compiled engine, whose door above the typed API is :mod:`haggis_sim.kernel`), and a
+  layer with a front-door rule imports only through its doors (:data:`DOORS`: strategies
+  use the public API, analytics reads logs);
+- the package top names no module above the typed API, not even in a string
+  (:func:`test_the_package_top_names_nothing_above_it`).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -17,25 +25,29 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("haggis_sim", "strategies")
 
-#: lowest first: a module may import from its own layer and the layers before it
+#: the typed API: the public modules over the compiled engine; ``haggis_sim`` is the
+#: package itself (its ``__init__``, the public names), not every module under it
+TYPED_API = (
+    "haggis_sim",
+    "haggis_sim.cards",
+    "haggis_sim.combos",
+    "haggis_sim.errors",
+    "haggis_sim.kernel",  # the door for compiled code above the engine
+    "haggis_sim.position",
+    "haggis_sim.selfplay",
+    "haggis_sim.rules",
+    "haggis_sim.strategy_spec",
+    "haggis_sim.transcript",
+    "haggis_sim.presets",
+    "haggis_sim.stats",
+)
+
+#: lowest first: a module may import from its own layer and the layers before it. Every
+#: module is named by its own entry or a package's: ``haggis_sim`` covers the package's
+#: ``__init__`` only, so a new module of ``haggis_sim`` has to be placed here
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("compiled engine", ("haggis_sim._cache", "haggis_sim._lazy", "haggis_sim.engine")),
-    (
-        "typed API",
-        (
-            "haggis_sim",  # the package itself: the public API
-            "haggis_sim.cards",
-            "haggis_sim.combos",
-            "haggis_sim.errors",
-            "haggis_sim.kernel",
-            "haggis_sim.position",
-            "haggis_sim.selfplay",
-            "haggis_sim.rules",
-            "haggis_sim.transcript",
-            "haggis_sim.presets",
-            "haggis_sim.stats",
-        ),
-    ),
+    ("typed API", TYPED_API),
     # writing a user-visible output and reading a user's file safely (stdlib only): below
     # strategies, whose model writer and loader use them
     ("input and output files", ("haggis_sim.outputs", "haggis_sim.inputs")),
@@ -50,12 +62,43 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # the HTML pages' templates and their environment (jinja2 only): below every page writer
     ("page templates", ("haggis_sim.pages",)),
     ("analytics", ("haggis_sim.analytics",)),
+    # decisions of logged games scored again with strategy code (studies, the game viewer's
+    # alternatives): above strategies and analytics, so that analytics reads logs only
+    ("counterfactual decisions", ("haggis_sim.counterfactual",)),
     # an experiment plays its arms (runner), compares them (analytics) and writes its
     # report (reports): it sits above all three
     ("reports", ("haggis_sim.report",)),
     ("experiments", ("haggis_sim.experiment",)),
     ("command line", ("haggis_sim.cli",)),
 ]
+
+#: private packages and the layers allowed to import them; every other module goes
+#: through a door of the layers named
+PRIVATE: dict[str, tuple[str, ...]] = {
+    # the compiled engine: code above the typed API uses haggis_sim's public names, the
+    # typed API modules, or haggis_sim.kernel (the engine's compiled functions and
+    # constants, the same objects)
+    "haggis_sim.engine": ("compiled engine", "typed API"),
+}
+
+#: packages that import only through front doors: beside their own modules, only the
+#: modules of these layers
+DOORS: dict[str, tuple[str, ...]] = {
+    # a strategy plugs into the public API (compiled ones through haggis_sim.kernel)
+    "strategies": ("typed API", "input and output files"),
+    # analytics reads logs: not strategies, the runner or the engine
+    "haggis_sim.analytics": (
+        "typed API",
+        "input and output files",
+        "log format",
+        "page templates",
+    ),
+}
+
+#: the package top's one reach above the typed API, a name imported on first use
+#: (``hs.tournament``, ``hs.TournamentResult``); the string rule fails on any other, and
+#: on this one once it is gone from haggis_sim/__init__.py
+TOP_REACHES = {"haggis_sim.runner.tournament"}
 
 
 def module_files() -> dict[str, Path]:
@@ -147,15 +190,45 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def within(module: str, entry: str) -> bool:
+    """``module`` is ``entry`` or lies inside it (``haggis_sim``: the package top only)."""
+    return module == entry or (entry != "haggis_sim" and module.startswith(entry + "."))
+
+
 def layer_of(module: str) -> int:
     best, best_len = -1, -1
-    for i, (_, prefixes) in enumerate(LAYERS):
-        for p in prefixes:
-            if (module == p or module.startswith(p + ".")) and len(p) > best_len:
+    for i, (_, entries) in enumerate(LAYERS):
+        for p in entries:
+            if within(module, p) and len(p) > best_len:
                 best, best_len = i, len(p)
     if best < 0:
         raise AssertionError(f"module {module} is in no layer: add it to LAYERS")
     return best
+
+
+def layer_name(module: str) -> str:
+    return LAYERS[layer_of(module)][0]
+
+
+def door_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Each import that passes by a door: a private package imported from a layer it does
+    not serve (:data:`PRIVATE`), or a package with doors importing past them (:data:`DOORS`)."""
+    wrong = []
+    for mod, deps in graph.items():
+        for dep in sorted(deps):
+            for private, served in PRIVATE.items():
+                if within(dep, private) and layer_name(mod) not in served:
+                    wrong.append(
+                        f"{mod} imports {dep}: {private} is private to the {' and '.join(served)}"
+                        " layers"
+                    )
+            for pkg, doors in DOORS.items():
+                if within(mod, pkg) and not within(dep, pkg) and layer_name(dep) not in doors:
+                    wrong.append(
+                        f"{mod} imports {dep} ({layer_name(dep)}): {pkg} imports only from "
+                        f"{', '.join(doors)}"
+                    )
+    return wrong
 
 
 def test_every_module_has_a_layer() -> None:
@@ -212,6 +285,80 @@ def test_the_checker_sees_imports(source: str, edge: tuple[str, str]) -> None:
     graph[mod].add(dep)
     graph[dep].add(mod)
     assert any(mod in c and dep in c for c in cycles(graph))
+
+
+def test_imports_pass_through_the_doors() -> None:
+    assert door_violations(import_graph()) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "importer", "dep"),
+    [
+        (
+            "from haggis_sim.engine.state import random_action\n",
+            "strategies.simple_kernels",
+            "haggis_sim.engine.state",
+        ),
+        (
+            "from strategies.analysis import x\n",
+            "haggis_sim.analytics.compare",
+            "strategies.analysis",
+        ),
+        (
+            "from ..engine import record as R\n",
+            "haggis_sim.logs.schema",
+            "haggis_sim.engine.record",
+        ),
+    ],
+)
+def test_the_door_check_sees_imports(source: str, importer: str, dep: str) -> None:
+    """The door check itself: a planted import past a door is reported, though it points
+    downwards (the direction check alone lets it through)."""
+    node = ast.parse(source).body[0]
+    assert isinstance(node, ast.Import | ast.ImportFrom)
+    assert dep in resolve(importer, node)
+    assert layer_of(dep) <= layer_of(importer)  # not an upward import
+    graph = import_graph()
+    graph[importer].add(dep)
+    assert [w for w in door_violations(graph) if w.startswith(f"{importer} imports {dep}")]
+
+
+def named_modules(path: Path, package: str) -> set[str]:
+    """The project modules the string literals of a module name (docstrings included):
+    dotted names such as ``haggis_sim.runner.tournament`` or ``strategies.make``, names
+    relative to ``package`` such as ``.runner``, and a literal that is a module's name."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            continue
+        text = node.value
+        names = {text.strip()} | set(re.findall(r"\b(?:haggis_sim|strategies)(?:\.\w+)+", text))
+        names |= {package + m for m in re.findall(r"(?<![\w.])\.\w+(?:\.\w+)*", text)}
+        for name in names:
+            while name and name not in MODULES:
+                name = name.rpartition(".")[0]
+            if name and name != package:
+                found.add(name)
+    return found
+
+
+def test_the_package_top_names_nothing_above_it() -> None:
+    """haggis_sim/__init__.py imports nothing above the typed API, not even by a name it
+    imports on first use: no string of it names a module of a higher layer."""
+    top = layer_of("haggis_sim")
+    above = {m for m in named_modules(MODULES["haggis_sim"], "haggis_sim") if layer_of(m) > top}
+    assert above == TOP_REACHES
+
+
+@pytest.mark.parametrize(
+    "text", ['"haggis_sim.analytics.compare"', '".runner.tournament"', '"strategies.advice"']
+)
+def test_the_string_check_sees_names(text: str, tmp_path: Path) -> None:
+    """The string check itself: a module named in a string, even relatively, is found."""
+    source = tmp_path / "top.py"
+    source.write_text(f'API = {{"x": {text}}}\n')
+    (found,) = named_modules(source, "haggis_sim")
+    assert layer_of(found) > layer_of("haggis_sim")
 
 
 def test_help_loads_neither_the_engine_nor_the_data_libraries() -> None:

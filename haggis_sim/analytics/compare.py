@@ -35,6 +35,7 @@ from ..logs.manifest import Manifest, config_digest, load_manifest
 from ..logs.query import check_parts, connect, damage_from, memory_bounded, run_files
 from ..pages import render
 from ..stats import newcombe, sign_test_interval, wilson_rate
+from ..strategy_spec import StrategySpec
 
 SOURCES = ("going_out", "cards", "bets", "bonus")
 
@@ -503,7 +504,7 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
         for e in range(min(len(specs_a), len(specs_b))):
             col = metric_column(metric, e)
             same = specs_a[e] == specs_b[e]
-            who = specs_a[e].split(":")[0] if same else f"{specs_a[e]} / {specs_b[e]}"
+            who = StrategySpec.parse(specs_a[e]).name if same else f"{specs_a[e]} / {specs_b[e]}"
             label = f"{'win rate' if metric == 'win_rate' else 'mean final score'} of #{e} {who}"
             rows.append(_row(metric, label, col, fa, fb, paired))
     for metric in COMPARE_GAME_METRICS:

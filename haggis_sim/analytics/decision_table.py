@@ -1,34 +1,35 @@
 """A decision study's table by situation, and guidance drawn from it only where data say so.
 
-Each position of a study (:mod:`.decisions`) carries one difference: bomb minus the best
-non-bomb play, or a bet minus not betting, in the search's reward (``value_diff``) and in
-round margin points. Positions are binned one situation factor at a time (the trick's
-and bomb's points, the wilds a bomb spends, the nearest opponent's cards; for bets the
-chance of going out first, per settlement rule and bet value), and by the factors that
-decide crossed (:data:`BOMB_CROSS`: wilds × nearest opponent's cards × trick + bomb
-points; :data:`BET_CROSS`: chance of going out first × the actor's lead). Each bin gets
-the mean difference with a 95% interval and the share of positions where the alternative
-was better.
+Each position of a study (:mod:`haggis_sim.counterfactual.decisions`) carries one
+difference: bomb minus the best non-bomb play, or a bet minus not betting, in the
+search's reward (``value_diff``) and in round margin points. Positions are binned one
+situation factor at a time (the trick's and bomb's points, the wilds a bomb spends, the
+nearest opponent's cards; for bets the chance of going out first, per settlement rule
+and bet value), and by the factors that decide crossed (:data:`BOMB_CROSS`: wilds ×
+nearest opponent's cards × trick + bomb points; :data:`BET_CROSS`: chance of going out
+first × the actor's lead). Each bin gets the mean difference with a 95% interval and the
+share of positions where the alternative was better.
 
-Intervals under stratified sampling (:mod:`.decisions` scores at most ``min_per_bin``
-positions per stratum, a cell of the crossing, so rare cells are not drowned by common
-ones): a position carries its stratum and weight ``seen / scored`` of that stratum. A bin
-whose positions all come from one stratum is a random sample of it: its mean and Student-t
-interval are the plain ones across positions. A bin spanning strata — the "all
-positions" row, most one-factor rows — is *reweighted* to the strata's shares among the
-opportunities the study looked at (a random sample of the run's): the weighted mean,
-with the linearized variance of a stratified domain mean (per stratum ``N_h² s²_h / n_h``
-of the deviations inside the bin, 0 outside it, over the bin's weighted size squared),
-a t interval on ``positions - 1`` degrees of freedom. So every row estimates its bin as
-the run's play meets it, not as the sampling over-represents it. The share where the
-alternative was better is the (reweighted) share with a Wilson interval on the bin's
-positions.
+Intervals under stratified sampling (:mod:`haggis_sim.counterfactual.decisions` scores
+at most ``min_per_bin`` positions per stratum, a cell of the crossing, so rare cells are
+not drowned by common ones): a position carries its stratum and weight ``seen / scored``
+of that stratum. A bin whose positions all come from one stratum is a random sample of
+it: its mean and Student-t interval are the plain ones across positions. A bin spanning
+strata — the "all positions" row, most one-factor rows — is *reweighted* to the strata's
+shares among the opportunities the study looked at (a random sample of the run's): the
+weighted mean, with the linearized variance of a stratified domain mean (per stratum
+``N_h² s²_h / n_h`` of the deviations inside the bin, 0 outside it, over the bin's
+weighted size squared), a t interval on ``positions - 1`` degrees of freedom. So every
+row estimates its bin as the run's play meets it, not as the sampling over-represents
+it. The share where the alternative was better is the (reweighted) share with a Wilson
+interval on the bin's positions.
 
 A guidance line makes a claim ("bomb when …", "do not bet 30 when …") only where the
 interval of the mean value difference excludes 0 and the bin holds at least
 ``min_per_bin`` positions; a smaller bin says "too few positions (n)", an interval over 0
 "no clear answer". Each line is also an :class:`Advice` record (the bin as conditions on
-named features, see :mod:`.decisions` for their definitions) that a player can follow.
+named features, see :mod:`haggis_sim.counterfactual.decisions` for their definitions)
+that a player can follow.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 :func:`load_game` reads one game's rows, :func:`start_game` deals it again and
 :class:`LogCursor` hands its logged actions to the engine one by one, checking each
 (seat, round, legality) and every round's scores; :func:`replay` narrates the game with
-them, and the game viewer (:mod:`.game_view`) builds its frames with them.
+them, and the game viewer (:mod:`haggis_sim.counterfactual.game_view`) builds its frames with them.
 """
 
 from __future__ import annotations
@@ -15,9 +15,8 @@ from typing import Any
 
 import polars as pl
 
-from ..engine.layout import S_SEED
-from ..engine.record import pack_logged_action
 from ..errors import IllegalAction, InputError
+from ..kernel import layout, record
 from ..logs import ledger
 from ..logs.manifest import Manifest, load_manifest
 from ..logs.query import check_parts, damage_from
@@ -31,7 +30,7 @@ class ReplayMismatch(RuntimeError):
     """The log and the engine disagree."""
 
 
-def _read(
+def read_table(
     run_dir: Path, table: str, select: Callable[[pl.LazyFrame], pl.LazyFrame]
 ) -> pl.DataFrame:
     """``select`` over one table of the run; DamagedLogError naming a damaged part.
@@ -67,15 +66,15 @@ def load_game(run_dir: Path, game_id: int) -> LoggedGame:
     """Read game ``game_id`` of a run; InputError for an unknown game or no move log."""
     manifest = load_manifest(run_dir)
     rules = manifest.rules
-    games = _read(run_dir, "games", lambda t: t.filter(pl.col("game_id") == game_id))
+    games = read_table(run_dir, "games", lambda t: t.filter(pl.col("game_id") == game_id))
     if games.height == 0:
         raise InputError(f"game {game_id} is not in {run_dir} (unfinished chunk or bad id)")
-    moves = _read(
+    moves = read_table(
         run_dir, "moves", lambda t: t.filter(pl.col("game_id") == game_id).sort("round", "turn")
     )
     if moves.height == 0:
         raise InputError(f"run {run_dir} has no move log for game {game_id} (--no-log-moves?)")
-    rounds = _read(
+    rounds = read_table(
         run_dir, "rounds", lambda t: t.filter(pl.col("game_id") == game_id).sort("round")
     )
     return LoggedGame(
@@ -87,7 +86,7 @@ def load_game(run_dir: Path, game_id: int) -> LoggedGame:
 def start_game(logged: LoggedGame) -> Game:
     """The logged game dealt again by the engine; ReplayMismatch if its deal seed differs."""
     game = Game(logged.rules, seed=logged.manifest.seed, game_id=int(logged.row["deal_id"]))
-    if int(game.state_array[S_SEED]) != int(logged.row["deal_seed"]):
+    if int(game.state_array[layout.S_SEED]) != int(logged.row["deal_seed"]):
         raise ReplayMismatch(f"game {logged.game_id}: deal seed differs from the engine's")
     return game
 
@@ -119,7 +118,7 @@ class LogCursor:
                 f"{where}: log has seat {row['seat']} acting, engine expects seat {g.to_act} "
                 f"in round {g.round_no}"
             )
-        code = pack_logged_action(
+        code = record.pack_logged_action(
             ACTION_TYPES.index(row["type"]), row["width"], row["length"], row["rank"],
             row["cards"], row["value"],
         )  # fmt: skip

@@ -27,7 +27,7 @@ import numpy as np
 import polars as pl
 
 from .. import stats
-from ..engine import layout as L
+from ..kernel import layout as L
 from ..logs import ledger
 from ..logs import schema as logs
 from ..logs.manifest import Manifest
@@ -39,7 +39,7 @@ HAND = 17  # cards dealt to each seat: 14 suit cards + J, Q, K
 def classic_points_sql(cards: str) -> str:
     """SQL for the classic card points of a logged ``cards`` mask (faces player-relative).
 
-    Built from the engine's card bits (:mod:`haggis_sim.engine.layout`): each odd-rank
+    Built from the engine's card bits (:data:`haggis_sim.kernel.layout`): each odd-rank
     suit card is 1 point, each face card its ``FACE_POINTS``; the same count as the
     engine's ``card_points`` under classic scoring.
     """

@@ -16,6 +16,7 @@ import typer
 
 from ..errors import InputError
 from ..presets import PRESETS
+from ..strategy_spec import StrategySpec
 
 if TYPE_CHECKING:
     from ..rules import Rules
@@ -92,8 +93,9 @@ def parse_games(text: str) -> int:
     return int(value)
 
 
-def split_strategies(text: str) -> list[str]:
-    """Split ``a,b:k=v,k2=v2,c`` into specs: a ``k=v`` item belongs to the spec before it."""
+def split_strategies(text: str) -> list[StrategySpec]:
+    """The specs of ``a,b:k=v,k2=v2,c`` (a ``k=v`` item belongs to the spec before it);
+    InputError (one line) for an empty or unreadable one."""
     specs: list[str] = []
     for item in (x.strip() for x in text.split(",")):
         if not item:
@@ -102,7 +104,7 @@ def split_strategies(text: str) -> list[str]:
             specs[-1] += "," + item
         else:
             specs.append(item)
-    return specs
+    return [StrategySpec.parse(spec) for spec in specs]
 
 
 def quiet_terminal() -> bool:

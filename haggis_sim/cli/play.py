@@ -9,6 +9,7 @@ import typer
 
 from .. import __version__
 from ..errors import InputError
+from ..strategy_spec import StrategySpec
 from .common import RuleOpt, RulesOpt, build_rules, fail
 
 if TYPE_CHECKING:
@@ -112,10 +113,11 @@ def _play_against(
     from .play_game import Table, check_out, default_out
 
     bots = []
-    for spec in vs:
-        if spec.strip().partition(":")[0].strip() == "human":
-            raise fail("--vs names the bots you play against; you are the human seat")
+    for text in vs:
         try:
+            spec = StrategySpec.parse(text)
+            if spec.name == "human":
+                raise fail("--vs names the bots you play against; you are the human seat")
             bots.append(make(spec))
         except InputError as exc:
             raise fail(str(exc)) from None

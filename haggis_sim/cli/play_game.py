@@ -114,7 +114,7 @@ def write_game(table: Table, result: ChunkLogs, run_dir: Path) -> Manifest:
     try:
         with seated(_NoOne()):
             manifest = create_run(config, run_dir)
-        specs = list(manifest.config.strategies)
+        specs = manifest.specs
         ids = np.array([GAME_ID], dtype=np.int64)
         files = write_parts(run_dir, result, ids, ids, specs, table.rules)
         ledger.append(run_dir, ledger.Entry(GAME_ID, GAME_ID + 1, files))

@@ -25,8 +25,8 @@ from haggis_sim import kernel as K
 from haggis_sim.position import action_from_code
 from strategies import CompiledStrategy, Strategy, is_compiled
 
-from ..engine import record as R
-from ..engine.rng import derive, new_stream
+from ..kernel import derive, new_stream
+from ..kernel import record as R
 from ..runner.seating import strategy_seed
 from .play_input import Command, action_text, numbered, ordered, parse_line
 from .play_screen import screen, seat_label

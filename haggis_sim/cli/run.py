@@ -158,7 +158,7 @@ def run(
             config.validate()
             if out is None:
                 stamp = time.strftime("%Y%m%d-%H%M%S")
-                names = "-".join(s.split(":")[0] for s in specs)
+                names = "-".join(s.name for s in specs)
                 out = Path("runs") / f"{stamp}-{names}"
             run_dir = location(out)
             if isinstance(run_dir, Path):  # never inside a run, report, experiment

@@ -13,7 +13,7 @@ from ..errors import InputError
 from .common import StepProgress, fail, quiet_terminal, run_folder
 
 if TYPE_CHECKING:
-    from ..analytics.game_view import AltRequest
+    from ..counterfactual.game_view import AltRequest
 
 
 def show(
@@ -57,9 +57,9 @@ def show(
     With --alternatives every decision of the chosen seats is scored by the decision
     analysis when the page is built (seeded: the same page every time).
     """
-    from ..analytics.game_page import render_page
-    from ..analytics.game_view import build_view
     from ..analytics.replay import ReplayMismatch
+    from ..counterfactual.game_page import render_page
+    from ..counterfactual.game_view import build_view
     from ..outputs import write_file_atomically
 
     if out is None:
@@ -91,10 +91,10 @@ def show(
 
 def alt_request(alternatives: bool, samples: int | None, seats: str | None) -> AltRequest | None:
     """The --alternatives request, or None; InputError for a bad --seats, --samples over
-    :data:`~haggis_sim.analytics.decisions.MAX_SAMPLES`, or --samples or --seats without
+    :data:`~haggis_sim.counterfactual.decisions.MAX_SAMPLES`, or --samples or --seats without
     --alternatives (build_view refuses --samples < 1)."""
-    from ..analytics.decisions import MAX_SAMPLES
-    from ..analytics.game_view import AltRequest, parse_seats
+    from ..counterfactual.decisions import MAX_SAMPLES
+    from ..counterfactual.game_view import AltRequest, parse_seats
 
     if not alternatives:
         if samples is not None or seats is not None:

@@ -18,9 +18,9 @@ from .common import StepProgress, fail, quiet_terminal
 if TYPE_CHECKING:
     import polars as pl
 
-    from ..analytics.decisions import Study
+    from ..counterfactual.decisions import Study
 
-KINDS = ("bombs", "bets")  # as haggis_sim.analytics.decisions.KINDS, without importing it
+KINDS = ("bombs", "bets")  # as haggis_sim.counterfactual.decisions.KINDS, without importing it
 # the search and sampling options (defaults: StudySettings's, the rollout mcts search)
 MinPerBin = Annotated[
     int,
@@ -91,7 +91,7 @@ def study(
     """
     if kind not in KINDS:
         raise fail(f"unknown study {kind!r}; choose one of {', '.join(KINDS)}")
-    from ..analytics.decisions import StudySettings, load_run, run_study
+    from ..counterfactual.decisions import StudySettings, load_run, run_study
     from ..outputs import write_file_atomically
 
     settings = StudySettings(positions, samples, seed, value=value, prior=prior,

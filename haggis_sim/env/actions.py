@@ -33,9 +33,8 @@ import numpy.typing as npt
 
 from .._cache import njit
 from ..combos import Combo
-from ..engine import layout as L
-from ..engine import moves as M
-from ..engine.state import legal_actions
+from ..kernel import generate, legal_actions
+from ..kernel import layout as L
 
 PASS_INDEX = 0
 BET_INDEX = 1  # bet values L.BET_VALUES at 1, 2, 3
@@ -53,7 +52,7 @@ def _full_deck_plays() -> np.ndarray:
     """Every play a hand holding all 45 suit cards and its J, Q, K could lead."""
     suits = np.int64(L.SUIT_ALL)
     out = np.empty(1 << 20, dtype=np.int64)
-    n = M.generate(suits, np.int64(7), L.N_SUITS_MAX, np.int64(0), out, True)
+    n = generate(suits, np.int64(7), L.N_SUITS_MAX, np.int64(0), out, True)
     return out[:n].copy()
 
 

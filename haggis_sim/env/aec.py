@@ -27,10 +27,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..engine import layout as L
-from ..engine import rounds as RD
-from ..engine import state as S
+from .. import kernel as K
 from ..errors import IllegalAction, InputError
+from ..kernel import layout as L
 from ..position import Observation, game_seed
 from ..rules import Rules
 from . import actions as A
@@ -124,7 +123,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
         self._codes = np.empty(L.MAX_MOVES, dtype=np.int64)
         self._index_buf = np.empty(L.MAX_MOVES, dtype=np.int64)
         self._legal = np.empty(0, dtype=np.int64)
-        self._st: np.ndarray = S.init_state(self._rules_arr)
+        self._st: np.ndarray = K.init_state(self._rules_arr)
         self.seed_value = 0
         self.game_id = -1
         self.agents: list[str] = []
@@ -161,8 +160,8 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
             self.seed_value = int(seed)
             self.game_id = -1
         self.game_id = self.game_id + 1 if game_id is None else int(game_id)
-        self._st = S.init_state(self._rules_arr)
-        S.start_game(self._st, np.int64(game_seed(self.seed_value, self.game_id)))
+        self._st = K.init_state(self._rules_arr)
+        K.start_game(self._st, np.int64(game_seed(self.seed_value, self.game_id)))
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -220,7 +219,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
             )
         seat = self.agent_name_mapping[agent]
         code = A.action_code(int(action), seat, self.rules.players)
-        S.apply_action(self._st, np.int64(code))
+        K.apply_action(self._st, np.int64(code))
         self.infos[agent] = {}
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:
@@ -229,7 +228,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
             if self.reward_kind == "round":
                 for s, a in enumerate(self.agents):
                     self.rewards[a] = float(self._st[L.S_SC_TOTAL + s])
-            if RD.next_round(self._st):
+            if K.next_round(self._st):
                 self._game_over()
                 return
         self._accumulate_rewards()
@@ -278,7 +277,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
         """The agent's full information set as a :class:`haggis_sim.Observation`."""
         self._dealt("observation_of()")
         seat = self._known(agent)
-        return Observation.from_array(S.observe(self._st, seat), seat)
+        return Observation.from_array(K.observe(self._st, seat), seat)
 
     def legal_actions(self) -> np.ndarray:
         """The legal action indices of the selected agent (a copy; empty once over)."""

@@ -17,9 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._cache import njit
-from ..engine import layout as L
-from ..engine.bits import popcount
-from ..engine.observe import observe
+from ..kernel import layout as L
+from ..kernel import observe, popcount
 
 #: points and counts: large enough for any game the rules validator admits
 BIG = 1.0e6

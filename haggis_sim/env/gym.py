@@ -17,9 +17,9 @@ import numpy as np
 
 from strategies import Strategy, make
 
-from ..engine import layout as L
-from ..engine import state as S
+from .. import kernel as K
 from ..errors import InputError
+from ..kernel import layout as L
 from ..runner.chunk import seat_action, seat_streams
 from ._deps import gymnasium
 from .aec import HaggisEnv, Reward
@@ -117,7 +117,7 @@ class HaggisGymEnv(gymnasium.Env):
             code = seat_action(
                 self.opponents[seat],
                 st,
-                S.observe(st, seat),
+                K.observe(st, seat),
                 seat,
                 self._streams[seat],
                 self._gens[seat],

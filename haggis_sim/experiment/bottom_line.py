@@ -54,7 +54,9 @@ def players_text(arm: dict[str, Any]) -> str:
     'learned ×2 vs heuristic'
     >>> players_text({"strategies": ["learned", "heuristic", "heuristic"], "players": 3})
     'learned vs heuristic ×2'
-    >>> players_text({"strategies": ["mcts:iters=400", "mcts", "mcts"], "players": 3})
+    >>> from strategies import make  # a summary records every spec in full
+    >>> recorded = [make("mcts:iters=400").spec, make("mcts").spec, make("mcts").spec]
+    >>> players_text({"strategies": recorded, "players": 3})
     'mcts:iters=400 vs mcts ×2'
     >>> players_text({"strategies": ["heuristic", "mcts:value=game,model=mix2"], "players": 2})
     'heuristic vs mcts:value=game,model=mix2'

@@ -13,7 +13,6 @@ import json
 import os
 import time
 import tomllib
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +70,7 @@ def arm_state(exp: Experiment, arm: Arm, arm_dir: Path) -> str:
             f"arm {arm.name!r}: {arm_dir} holds a run that does not fit this version ({why}); "
             "remove the folder to play the arm again"
         )
-    want = asdict(exp.run_config(arm))
+    want = exp.run_config(arm).as_dict()
     have = manifest.get("config", {})
     for key in MATCH_KEYS:
         if key == "games" and exp.precision is not None and exp.budget is not None:

@@ -37,8 +37,8 @@ from strategies import make
 from strategies.advice import AdviceRecord, advice_text
 
 from ..analytics.compare import estimate
-from ..engine import record as R
 from ..errors import InputError
+from ..kernel import record as R
 from ..runner.chunk import play_chunk
 from ..runner.pool import InlinePool, LokyPool, local_workers
 from ..runner.seating import games_per_deal

@@ -34,7 +34,7 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 from strategies.analysis import PRIORS, VALUES
 
 from ..analytics.compare import METRICS
-from ..analytics.decisions import MAX_POSITIONS, MAX_SAMPLES, SEED_LIMIT, StudySettings
+from ..counterfactual.decisions import MAX_POSITIONS, MAX_SAMPLES, SEED_LIMIT, StudySettings
 from ..errors import InputError
 from ..presets import PRESETS
 from ..rules import Rules

@@ -24,6 +24,7 @@ from ..analytics.compare import ENTRY_METRICS, RATE_METRICS
 from ..report.labels import PINS
 from ..rules import Rules
 from ..runner.run import MAX_GAMES, RunConfig
+from ..strategy_spec import UNVERSIONED, StrategySpec
 from .followed import DEFAULT_BASES, DEFAULT_GAMES
 from .ladder import tolerances
 from .schema import (
@@ -65,7 +66,8 @@ class Arm:
 
 @functools.lru_cache(maxsize=256)
 def short_spec(spec: str) -> str:
-    """A canonical spec as a person would write it: its name and only the parameters
+    """A recorded spec (read as :data:`~haggis_sim.UNVERSIONED` when it names no version)
+    as a person would write it today: its name and only the parameters
     without which it would be another strategy, leaving out the model files' SHA-256
     pins (``sha``, ``vsha``), which the spec fills in from the named file.
 
@@ -85,7 +87,7 @@ def short_spec(spec: str) -> str:
     """
     name, params = parse_spec(spec)
     try:
-        whole = _unpinned(make(spec).spec)
+        whole = _unpinned(make(StrategySpec.parse(spec, UNVERSIONED)).spec)
     except StrategyError:  # a model file gone or changed since: what differs from defaults
         defaults = _unpinned(make(name).spec)
         return _join(

@@ -1,7 +1,7 @@
 """Counterfactual decision studies declared in an experiment file (``[[studies]]``).
 
 After its arms are played, an experiment may study one arm's logged games with
-:func:`haggis_sim.analytics.decisions.run_study`: at sampled bomb or bet opportunities,
+:func:`haggis_sim.counterfactual.decisions.run_study`: at sampled bomb or bet opportunities,
 every alternative is scored from the acting seat's information set. The study's table
 by situation, its guidance lines and its population go into ``summary.json``,
 ``summary.md`` and the experiment page, and its table into ``study-<kind>-<arm>.csv``.
@@ -99,7 +99,7 @@ def _run_study(
     spec: StudySpec, arm_dir: Path, say: Callable[[str], None], jobs: int
 ) -> tuple[dict[str, Any], str]:
     """Run one study and follow its advice in play: its JSON-ready result and CSV table."""
-    from ..analytics.decisions import StudySettings, run_study
+    from ..counterfactual.decisions import StudySettings, run_study
 
     say(
         f"study {spec.label}: at most {spec.positions} positions, {spec.min_per_bin} per "

@@ -22,13 +22,14 @@ import os
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
 from ..inputs import json_value, read_regular
 from ..rules import Rules
+from ..strategy_spec import SPEC_VERSION, UNVERSIONED, StrategySpec
 
 MAX_MANIFEST_BYTES = 16 * 2**20  # a manifest is a few kilobytes
 
@@ -77,10 +78,11 @@ class RunSettings:
 
     The fields of :class:`~haggis_sim.runner.run.RunConfig` (which adds the checks and
     the digest): what decides the games (:data:`GAME_KEYS`) and how they are executed.
-    ``strategies`` may be given as any sequence and is always held as a tuple.
+    ``strategies`` may be given as any sequence of spec texts (typed today) or
+    :class:`~haggis_sim.StrategySpec` records; it is held as a tuple of records.
     """
 
-    strategies: Sequence[str]
+    strategies: Sequence[str | StrategySpec]
     games: int
     rules: dict[str, Any]
     seed: int = 0
@@ -100,12 +102,22 @@ class RunSettings:
     command: str = field(default_factory=_command_line)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "strategies", tuple(self.strategies))
+        specs = tuple(StrategySpec.of(s) for s in self.strategies)
+        object.__setattr__(self, "strategies", specs)
+
+    @property
+    def specs(self) -> tuple[StrategySpec, ...]:
+        """The strategies as records (what ``strategies`` holds, typed for readers)."""
+        return tuple(StrategySpec.of(s) for s in self.strategies)
+
+    def field_values(self) -> dict[str, Any]:
+        """Every field by name, values as held (for a copy with some fields changed)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def as_dict(self) -> dict[str, Any]:
         """The ``config`` object of the manifest (the digest is taken over it)."""
         out = asdict(self)
-        out["strategies"] = list(self.strategies)
+        out["strategies"] = [s.text for s in self.specs]
         if self.precision is None:
             del out["precision"]
         return out
@@ -126,7 +138,9 @@ class Manifest:
 
     ``format`` is None for a manifest from before formats were numbered (format 1, which
     also lacks ``config_digest`` and ``ledger``); ``seating`` is None before format 3;
-    ``finished`` is None until the run is complete.
+    ``finished`` is None until the run is complete. ``spec_version`` is the version of
+    the strategy specs it records (:data:`~haggis_sim.SPEC_VERSION`; None: version 1,
+    recorded before specs were versioned).
     """
 
     format: int | None
@@ -145,6 +159,7 @@ class Manifest:
     schema: Mapping[str, Any]
     status: str
     finished: str | None = None
+    spec_version: int | None = None
 
     @property
     def specs(self) -> list[str]:
@@ -165,6 +180,8 @@ class Manifest:
         out["strategies"] = [
             {"spec": s.spec, "name": s.name, "params": dict(s.params)} for s in self.strategies
         ]
+        if self.spec_version is not None:
+            out["spec_version"] = self.spec_version
         out.update(players=self.players, seed=self.seed, games=self.games)
         if self.ledger is not None:
             out["ledger"] = self.ledger
@@ -215,13 +232,16 @@ def parse_manifest(data: Mapping[str, Any], where: str) -> Manifest:
     if fmt is not None and fmt < 1:
         raise top.bad("format", "a format number (1 or more)")
     since = fmt or 1  # before formats were numbered: format 1
+    spec_version = top.optional("spec_version", int)
+    if spec_version is not None and not 1 <= spec_version <= SPEC_VERSION:
+        raise top.bad("spec_version", f"a spec version from 1 to {SPEC_VERSION}")
     return Manifest(
         format=fmt,
         seating=top.need("seating", str) if since >= 3 else top.optional("seating", str),
         command=top.need("command", str),
         version=top.need("version", str),
         created=top.need("created", str),
-        config=_settings(top.need("config", dict), where),
+        config=_settings(top.need("config", dict), where, spec_version or UNVERSIONED),
         config_digest=top.need("config_digest", str) if since >= 2 else None,
         rules=_rules(top, "rules"),
         strategies=tuple(_entry(e, where, i) for i, e in enumerate(top.need("strategies", list))),
@@ -232,6 +252,7 @@ def parse_manifest(data: Mapping[str, Any], where: str) -> Manifest:
         schema=top.need("schema", dict),
         status=top.need("status", str),
         finished=top.optional("finished", str),
+        spec_version=spec_version,
     )
 
 
@@ -300,14 +321,15 @@ class _Fields:
         return tuple(items)
 
 
-def _settings(cfg: dict[str, Any], where: str) -> RunSettings:
-    """The ``config`` object: every RunSettings field, of its type, and nothing else."""
+def _settings(cfg: dict[str, Any], where: str, spec_version: int) -> RunSettings:
+    """The ``config`` object: every RunSettings field, of its type, and nothing else;
+    its strategy specs read as recorded at ``spec_version``."""
     f = _Fields(cfg, where, "config.")
     unknown = sorted(set(cfg) - set(RunSettings.__dataclass_fields__))
     if unknown:
         raise ManifestError(f"{where} is damaged: 'config' has an unknown field {unknown[0]!r}")
     return RunSettings(
-        strategies=f.strings("strategies"),
+        strategies=_specs(f, "strategies", spec_version),
         games=f.need("games", int),
         rules=f.need("rules", dict),
         seed=f.need("seed", int),
@@ -320,6 +342,14 @@ def _settings(cfg: dict[str, Any], where: str) -> RunSettings:
         precision=f.optional("precision", float),
         command=f.need("command", str),
     )
+
+
+def _specs(f: _Fields, key: str, version: int) -> tuple[StrategySpec, ...]:
+    """The list of spec texts at ``key`` as records of ``version``."""
+    try:
+        return tuple(StrategySpec.parse(text, version) for text in f.strings(key))
+    except InputError as exc:
+        raise ManifestError(f"{f.where} is damaged: '{f.prefix}{key}': {exc}") from None
 
 
 def _rules(top: _Fields, key: str) -> Rules:

@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ..engine import layout as L
-from ..engine import record as R
 from ..errors import InputError
+from ..kernel import layout as L
+from ..kernel import record as R
 
 TABLES = ("games", "rounds", "moves")
 # the moves ``type`` values: the engine's action type names, in the order of its T_* codes

@@ -35,7 +35,7 @@ from .build import (
 )
 from .figures import FIGURES
 from .figures import draw_figures as _figures
-from .labels import short_specs, split_spec
+from .labels import short_specs
 from .output import (
     MARKER,
     REPORT,
@@ -72,7 +72,6 @@ __all__ = [
     "run_notices",
     "series_style",
     "short_specs",
-    "split_spec",
     "tree",
 ]
 

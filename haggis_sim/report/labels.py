@@ -11,19 +11,14 @@ import textwrap
 from collections import Counter
 from collections.abc import Iterator
 
+from ..strategy_spec import StrategySpec
+
 MAX_LABEL = 36
 """Characters a short label may have; a longer one is replaced by a letter (A, B, ...)."""
 
 PINS = {"sha": "model", "vsha": "vmodel"}
 """A model file's SHA-256 pin and the parameter naming the file: the pin is filled in
 from the file, so it tells specs apart only between files of the same name."""
-
-
-def split_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """``name:k=v,k=v`` as the name and its parameters (texts as written in the spec)."""
-    name, _, rest = spec.partition(":")
-    params = dict(item.partition("=")[::2] for item in rest.split(",") if "=" in item)
-    return name, params
 
 
 def _label(name: str, params: dict[str, str], keys: list[str]) -> str:
@@ -80,7 +75,8 @@ def short_specs(specs: list[str]) -> dict[str, str]:
     given), so an axis never holds a wall of parameters; the page's legend table maps
     each label to its full spec.
     """
-    parsed = {s: split_spec(s) for s in dict.fromkeys(specs)}
+    records = {s: StrategySpec.parse(s) for s in dict.fromkeys(specs)}
+    parsed = {s: (r.name, r.values()) for s, r in records.items()}
     out = _by_what_differs(parsed)
     if len(set(out.values())) < len(out):
         out = {s: s for s in parsed}

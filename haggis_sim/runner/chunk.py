@@ -16,11 +16,11 @@ from strategies import CompiledStrategy, Strategy, is_compiled
 from strategies.kernels import act as compiled_act
 from strategies.simple_kernels import hand_strength
 
+from .. import kernel as K  # the game's steps: init_state, start_game, next_round, ...
 from .._cache import njit
-from ..engine import layout as L
-from ..engine import record as R
-from ..engine import state as S
-from ..engine.rng import new_stream
+from ..kernel import layout as L
+from ..kernel import new_stream
+from ..kernel import record as R
 from ..position import Action, Observation, action_from_code
 from .seating import deal_seeds, seat_entries, strategy_seed
 
@@ -53,7 +53,7 @@ def _seat_to_act(
     while st[L.S_PHASE] == L.PH_ROUND_OVER:
         if log_rounds:
             R.record_round(st, gid, rounds, cursor)
-        if S.next_round(st):
+        if K.next_round(st):
             return -1
     return int(st[L.S_TO_ACT])
 
@@ -100,12 +100,12 @@ def play_one_game(
     with ``log_moves`` moves) as game ``gid``; training plays without logs (``log`` and
     ``log_moves`` off, the buffers then unused). The game itself is the same either way.
     """
-    S.start_game(st, deal_seed)
+    K.start_game(st, deal_seed)
     while True:
         seat = _seat_to_act(st, gid, rounds, cursor, log)
         if seat < 0:
             break
-        obs = S.observe(st, seat)
+        obs = K.observe(st, seat)
         e = seat_entries[seat]
         a = compiled_act(sids[e], obs, params[e], rngs[seat], buf)
         _commit(st, a, obs, seat, gid, moves, cursor, log and log_moves)
@@ -128,7 +128,7 @@ def _play_compiled(
     cursor: np.ndarray,
 ) -> int:
     """Play games ``start..`` until done or the buffers run low; return the next index."""
-    st = S.init_state(rules)
+    st = K.init_state(rules)
     buf = np.empty(L.MAX_MOVES, dtype=np.int64)
     n = rules[L.R_PLAYERS]
     rngs = np.empty((3, 1), dtype=np.uint64)
@@ -173,15 +173,15 @@ def _python_game(
     cursor: np.ndarray,
 ) -> None:
     n = int(rules_arr[L.R_PLAYERS])
-    st = S.init_state(rules_arr)
-    S.start_game(st, np.int64(seed))
+    st = K.init_state(rules_arr)
+    K.start_game(st, np.int64(seed))
     streams, gens = seat_streams(run_seed, game_id, n)
     buf = np.empty(L.MAX_MOVES, dtype=np.int64)
     while True:
         seat = int(_seat_to_act(st, np.int64(game_id), rounds, cursor))
         if seat < 0:
             break
-        obs = S.observe(st, seat)
+        obs = K.observe(st, seat)
         strat = strategies[int(entries_row[seat])]
         code = seat_action(strat, st, obs, seat, streams[seat], gens[seat], buf, game_id)
         _commit(st, code, obs, seat, np.int64(game_id), moves, cursor, log_moves)
@@ -217,7 +217,7 @@ def seat_action(
     if is_compiled(strat):
         assert isinstance(strat, CompiledStrategy)
         return strat.act_array(obs, stream)
-    k = S.legal_actions(st, buf, True)
+    k = K.legal_actions(st, buf, True)
     legal = [action_from_code(seat, int(x)) for x in buf[:k]]
     chosen = strat.act(Observation.from_array(obs, seat), legal, gen)
     if isinstance(chosen, Action):

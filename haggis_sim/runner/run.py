@@ -14,7 +14,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -40,6 +40,7 @@ from ..logs.manifest import (
     write_manifest,
 )
 from ..rules import Rules
+from ..strategy_spec import SPEC_VERSION
 from . import lock
 from .chunk import play_chunk
 from .parts import (
@@ -249,13 +250,13 @@ def verified_config(run_dir: Path, manifest: Manifest) -> RunConfig:
             f"{where} was edited: its configuration does not match the digest recorded when "
             "the run started; refusing to resume (start a new run for new settings)"
         )
-    config = RunConfig(**asdict(manifest.config))
+    config = RunConfig(**manifest.config.field_values())
     try:
         rules = config.game_rules()
     except RunError as exc:
         raise RunError(f"{where}: bad configuration ({exc}); cannot resume") from None
     if (
-        tuple(manifest.specs) != config.strategies
+        manifest.specs != [s.text for s in config.specs]
         or manifest.seed != config.seed
         or manifest.games != config.games
         or manifest.rules != rules
@@ -358,6 +359,7 @@ def create_run(config: RunConfig, run_dir: Path) -> Manifest:
         ledger=ledger.LEDGER,
         schema=logs.SCHEMA_DOC,
         status="running",
+        spec_version=SPEC_VERSION,
     )
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -540,7 +542,7 @@ def resumed_config(run_dir: Path, config: RunConfig) -> RunConfig:
     changes = {k: getattr(config, k) for k in RESUME_KEYS}
     if not config.chunk_size:  # automatic: keep the recorded size
         changes["chunk_size"] = stored.chunk_size
-    return RunConfig(**{**asdict(stored), **changes})
+    return RunConfig(**{**stored.field_values(), **changes})
 
 
 def _execute_locked(
@@ -599,7 +601,7 @@ def _play(
     """Keep every worker busy with a chunk until all pending games are logged, or until
     ``sizing`` has the run's size (chunks played past it are then dropped, not logged)."""
     planner = ChunkPlanner(pending, config.games, config.chunk_size, config.log_moves)
-    cfg = asdict(config)
+    cfg = config.as_dict()
     shipped = ship(config.validate()[1])  # built once: a model's weights travel with them
     dest = str(run_dir) if pool.shared_disk else None  # None: the client writes the parts
     engine = None if pool.shared_disk else engine_id()  # another machine: the same engine?

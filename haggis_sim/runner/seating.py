@@ -20,7 +20,7 @@ from itertools import permutations
 import numpy as np
 
 from .._cache import njit
-from ..engine.rng import derive
+from ..kernel import derive
 
 SEAT_MODES = ("rotate", "fixed")
 STRATEGY_STREAM_SALT = 0x5EA7  # keeps strategy streams apart from deal seeds

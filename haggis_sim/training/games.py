@@ -16,8 +16,7 @@ import numpy as np
 import haggis_sim as hs
 from haggis_sim import kernel as K
 from haggis_sim._cache import njit
-from haggis_sim.engine import record as R
-from haggis_sim.engine import state as S
+from haggis_sim.kernel import record as R
 from haggis_sim.runner.chunk import play_one_game
 from strategies import kernels, make
 from strategies.learned_features import N_FEATURES
@@ -46,7 +45,7 @@ def play_games(
     rounds = np.empty((1, R.N_ROUND_COLUMNS), dtype=np.int64)
     cursor = np.zeros(R.N_CURSOR, dtype=np.int64)
     for g in range(rules.shape[0]):
-        st = S.init_state(rules[g])
+        st = K.init_state(rules[g])
         n = rules[g, L.R_PLAYERS]
         for s in range(n):
             rngs[s, 0] = K.new_stream(words[g, 1 + s])[0]

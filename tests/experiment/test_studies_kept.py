@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from test_studies import BASE
 
-import haggis_sim.analytics.decisions as decisions
+import haggis_sim.counterfactual.decisions as decisions
 from haggis_sim.experiment import parse_experiment, run_experiment
 from haggis_sim.experiment import studies as studies_mod
 

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from cli_helpers import invoke, one_line_error
 
+from haggis_sim import SPEC_VERSION, StrategySpec
 from haggis_sim.logs.manifest import MANIFEST, ManifestError, load_manifest
 from haggis_sim.rules import Rules
 from haggis_sim.runner.run import RunConfig
@@ -117,7 +118,9 @@ def test_the_record_is_typed_and_frozen(reference: Path) -> None:
     m = load_manifest(reference)
     assert m.players == 2 and m.seed == 3 and m.games == 6 and m.status == "complete"
     assert m.rules == Rules.preset("revised", players=2)
-    assert m.config.strategies == ("greedy", "random:bet=0.3") and m.config.log_moves
+    assert [s.text for s in m.config.specs] == ["greedy", "random:bet=0.3"] and m.config.log_moves
+    assert m.config.specs[1] == StrategySpec("random", (("bet", "0.3"),), SPEC_VERSION)
+    assert m.spec_version == SPEC_VERSION
     assert [s.spec for s in m.strategies] == ["greedy", "random:bet=0.3"]
     assert isinstance(m.strategies, tuple) and m.strategies[1].params == {"bet": 0.3}
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -130,7 +133,7 @@ def test_the_record_writes_back_the_bytes_it_read(reference: Path) -> None:
     assert json.dumps(load_manifest(reference).to_dict(), indent=2) == text
 
 
-def test_run_config_keeps_its_digest_and_holds_a_tuple() -> None:
+def test_run_config_keeps_its_digest_and_holds_records() -> None:
     """The digests of two fixed configurations, as computed before the record was typed:
     a run started by an earlier version must resume under this one."""
     a = RunConfig(strategies=["greedy", "random:bet=0.3"], games=60, seed=7, command="x",
@@ -140,6 +143,7 @@ def test_run_config_keeps_its_digest_and_holds_a_tuple() -> None:
                   command="y")  # fmt: skip
     assert a.digest() == "d2a96e1923efc00c2d690866c88f6d65079fdb5e0a3e292c02c9aa2497350fd8"
     assert b.digest() == "9e1a835422bb6d420d5fc7a45eee07ca88556d69058288bfa8e8f978445fe948"
-    assert a.strategies == ("greedy", "random:bet=0.3")
+    assert a.strategies == (StrategySpec("greedy"), StrategySpec("random", (("bet", "0.3"),)))
+    assert a.as_dict()["strategies"] == ["greedy", "random:bet=0.3"]
     with pytest.raises(dataclasses.FrozenInstanceError):
         a.games = 1  # type: ignore[misc]

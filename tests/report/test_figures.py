@@ -16,11 +16,12 @@ from typing import Any
 import polars as pl
 import pytest
 
+from haggis_sim import StrategySpec
 from haggis_sim.experiment.spec import load_experiment, population_experiment
 from haggis_sim.logs.manifest import load_manifest
 from haggis_sim.report import build_report, build_tables, short_specs
 from haggis_sim.report.figures import FIGURES, Names
-from haggis_sim.report.labels import MAX_LABEL, split_spec
+from haggis_sim.report.labels import MAX_LABEL
 from haggis_sim.rules import Rules
 from haggis_sim.runner.run import RunConfig, execute
 
@@ -50,7 +51,8 @@ def test_labels_are_short_distinct_and_named_for_the_shipped_experiments(path: P
         for spec, label in labels.items():
             assert len(label) <= MAX_LABEL, (spec, label)
             # real specs need no letters: the label is the spec's name and what differs
-            name, params = split_spec(spec)
+            record = StrategySpec.parse(spec)
+            name, params = record.name, record.values()
             assert label.split(":")[0] == name, (spec, label)
             for item in label.partition(":")[2].split(",") if ":" in label else []:
                 assert params[item.split("=")[0]] == item.split("=")[1], (spec, label)

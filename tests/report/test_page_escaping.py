@@ -23,7 +23,7 @@ from haggis_sim.analytics.compare import (
     Estimate,
     compare_section_html,
 )
-from haggis_sim.analytics.game_page import render_page
+from haggis_sim.counterfactual.game_page import render_page
 from haggis_sim.experiment import page as experiment_page
 from haggis_sim.logs.manifest import Manifest, RunSettings, StrategyEntry
 from haggis_sim.pages import render, script_json

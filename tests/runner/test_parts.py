@@ -3,7 +3,7 @@ records them exactly as a local worker would have, and refuses a blob that chang
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -30,7 +30,7 @@ STRATEGIES = ["learned", "greedy"]
 def new_run(tmp_path: Path) -> tuple[RunConfig, Path]:
     """An empty run folder (manifest, tables, empty ledger) to record chunks in."""
     reference = played_run(tmp_path / "local", STRATEGIES, 24, 2, seed=4, chunk_size=12)
-    config = RunConfig(**asdict(load_manifest(reference).config))
+    config = RunConfig(**load_manifest(reference).config.field_values())
     run_dir = tmp_path / "client"
     create_run(config, run_dir)
     return config, run_dir
@@ -38,7 +38,7 @@ def new_run(tmp_path: Path) -> tuple[RunConfig, Path]:
 
 def sent(config: RunConfig, start: int, stop: int) -> ChunkResult:
     """A chunk as a shared-nothing worker returns it (nothing written)."""
-    return run_chunk(asdict(config), None, start, stop, ship(config.validate()[1]))
+    return run_chunk(config.as_dict(), None, start, stop, ship(config.validate()[1]))
 
 
 def test_the_client_writes_and_records_what_a_local_worker_would(tmp_path: Path) -> None:
@@ -104,6 +104,6 @@ def test_a_worker_with_another_engine_plays_nothing(tmp_path: Path) -> None:
     shipped = ship(config.validate()[1])
     other = "0.0.1+" + "0" * 16
     with pytest.raises(WorkerError, match=r"^worker process \d+ runs another haggis-sim .*0\.0\.1"):
-        run_chunk(asdict(config), None, 0, 4, shipped, other)
-    played = run_chunk(asdict(config), None, 0, 4, shipped, engine_id())
+        run_chunk(config.as_dict(), None, 0, 4, shipped, other)
+    played = run_chunk(config.as_dict(), None, 0, 4, shipped, engine_id())
     assert played.games == 4

@@ -19,10 +19,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import haggis_sim as hs
 import strategies
+from haggis_sim import SPEC_VERSION, StrategySpec
 from haggis_sim.cli.train import train as train_command
 from haggis_sim.cli.train_value import train_value as train_value_command
 from haggis_sim.experiment import load_experiment
+from haggis_sim.logs.manifest import ManifestError
 from haggis_sim.training.positions import DEFAULT_TEACHER
 from haggis_sim.training.value_train import DEFAULT_VALUE_TEACHER
 from strategies import analysis
@@ -105,24 +108,82 @@ def test_an_inert_parameter_given_another_value_is_refused(text: str, named: str
         strategies.make(text)
 
 
-def test_a_spec_without_a_sha_takes_todays_defaults() -> None:
+def test_a_spec_typed_today_takes_todays_defaults_even_naming_a_sha() -> None:
     values = strategies.make("mcts:value=net,model=mix2").values
     assert (values["mix"], values["qinit"], values["iters"]) == (0.5, 3.0, 24)
+    prior = values["sha"]
+    named = strategies.make(f"mcts:value=net,model=mix2,sha={prior}").values
+    assert (named["mix"], named["qinit"], named["horizon"]) == (0.5, 3.0, 0)
+
+
+def _recorded_head() -> str:
+    prior = strategies.make("mcts:model=mix2").values["sha"]
+    vsha = strategies.make("mcts").values["vsha"]
+    return f"mcts:iters=64,value=net,model=mix2,sha={prior},vmodel=vgen1,vsha={vsha}"
 
 
 def test_a_recorded_spec_older_than_mix_and_qinit_replays_its_search() -> None:
-    """Specs recorded with value=net before mix existed (it was 1 then) and with mix
-    before qinit existed (0 then) name a sha: the unsaid parameters take their neutral
-    value, not today's defaults; given, they are kept."""
-    prior = strategies.make("mcts:model=mix2").values["sha"]
-    vsha = strategies.make("mcts").values["vsha"]
-    head = f"mcts:iters=64,value=net,model=mix2,sha={prior},vmodel=vgen1,vsha={vsha}"
-    before_mix = strategies.make(head).values
+    """Specs recorded (spec version 1) with value=net before mix existed (it was 1 then)
+    and with mix before qinit existed (0 then): the migration table sets the unsaid
+    parameters to the values they played with, not today's defaults; given, they are
+    kept."""
+    head = _recorded_head()
+
+    def recorded(text: str) -> dict[str, object]:
+        return strategies.make(StrategySpec.parse(text, version=1)).values
+
+    before_mix = recorded(head)
     assert (before_mix["mix"], before_mix["qinit"], before_mix["horizon"]) == (1.0, 0.0, 0)
-    before_qinit = strategies.make(head + ",mix=0.5").values
+    before_qinit = recorded(head + ",mix=0.5")
     assert (before_qinit["mix"], before_qinit["qinit"]) == (0.5, 0.0)
-    said = strategies.make(head + ",mix=0.5,qinit=3").values
-    assert said["qinit"] == 3.0
+    assert recorded(head + ",mix=0.5,qinit=3")["qinit"] == 3.0
+    today = strategies.make(StrategySpec.parse(head)).values
+    assert (today["mix"], today["qinit"]) == (0.5, 3.0)
+
+
+def test_a_run_recorded_before_spec_versions_resumes_with_its_search(tmp_path: Path) -> None:
+    """A manifest without ``spec_version`` (every run before versions were recorded) reads
+    its specs as version 1, so resuming it makes the search it played; one that names
+    version 2 reads them as typed today."""
+    from haggis_sim.logs.manifest import config_digest, parse_manifest
+    from haggis_sim.runner.run import RunConfig
+
+    rules = hs.Rules.preset(players=2)
+    config = RunConfig(strategies=[_recorded_head(), "greedy"], games=4, rules=rules.as_dict())
+    data = {
+        "format": 3, "seating": "deal-block-v1", "command": "haggis-sim run",
+        "version": "0", "created": "2026-11-29T00:00:00+0000", "config": config.as_dict(),
+        "config_digest": config_digest(config.as_dict()), "rules": rules.as_dict(),
+        "strategies": [], "players": 2, "seed": 0, "games": 4, "ledger": "parts.jsonl",
+        "schema": {}, "status": "running",
+    }  # fmt: skip
+    old = parse_manifest(data, "old/manifest.json")
+    assert [s.version for s in old.config.specs] == [1, 1] and old.spec_version is None
+    replayed = RunConfig(**old.config.field_values()).validate()[1][0]
+    assert (replayed.values["mix"], replayed.values["qinit"]) == (1.0, 0.0)
+    new = parse_manifest({**data, "spec_version": SPEC_VERSION}, "new/manifest.json")
+    today = RunConfig(**new.config.field_values()).validate()[1][0]
+    assert (today.values["mix"], today.values["qinit"]) == (0.5, 3.0)
+    assert new.to_dict()["spec_version"] == SPEC_VERSION and "spec_version" not in old.to_dict()
+    with pytest.raises(ManifestError, match="'spec_version' is 99, not a spec version"):
+        parse_manifest({**data, "spec_version": 99}, "bad/manifest.json")
+
+
+def test_every_spec_recorded_in_the_repository_replays_letter_for_letter() -> None:
+    """Each shipped run's manifest: its recorded specs, read at their version and
+    migrated, make strategies whose spec is the recorded text (the migration table loads
+    every recorded spec here)."""
+    from haggis_sim.logs.manifest import load_manifest
+
+    manifests = sorted(ROOT.glob("reports/**/manifest.json"))
+    assert len(manifests) >= 50
+    seen = 0
+    for path in manifests:
+        m = load_manifest(path.parent)
+        for record, entry in zip(m.config.specs, m.strategies, strict=True):
+            assert strategies.make(record).spec == record.text == entry.spec, path
+            seen += 1
+    assert seen >= 100
 
 
 def test_training_and_the_studies_keep_the_rollout_search() -> None:
@@ -159,10 +220,9 @@ def test_shipped_experiments_play_the_players_their_reports_recorded() -> None:
             for arm in exp.arms:
                 played = pop.apply(arm) if pop is not None else arm
                 key = (pop.name if pop is not None else "", arm.name)
-                assert [spec(s) for s in played.strategies] == [spec(s) for s in recorded[key]], (
-                    path.name,
-                    key,
-                )
+                # a summary names no spec version: its specs are recorded ones (version 1)
+                was = [strategies.make(StrategySpec.parse(s, 1)).spec for s in recorded[key]]
+                assert [spec(s) for s in played.strategies] == was, (path.name, key)
                 checked += 1
         for study in tomllib.loads(path.read_text()).get("studies", []):
             bases = [parse_spec(b) for b in study["followed_bases"]]

@@ -16,6 +16,7 @@ import pytest
 from test_learned import features_of, positions
 
 import strategies
+from haggis_sim import UNVERSIONED, StrategySpec
 from haggis_sim.engine import layout as L
 from haggis_sim.engine import state as S
 from haggis_sim.engine.rng import new_stream
@@ -292,7 +293,8 @@ def test_a_mixed_prior_names_its_teacher_and_plays_by_name(
     others = {load_model(MODELS_DIR / f).sha256 for n, f in SHIPPED_MODELS.items() if n != name}
     assert model.sha256 not in others
     teacher = model.provenance["teacher"]
-    assert strategies.make(teacher).spec == strategies.make(teacher_spec).spec
+    recorded = strategies.make(StrategySpec.parse(teacher, UNVERSIONED))  # a provenance's
+    assert recorded.spec == strategies.make(teacher_spec).spec
     assert f"model={parent},sha={parent_sha[:16]}" in teacher
     assert model.hidden is not None and model.provenance["hidden_units"] == 16
     assert model.provenance["seed"] == 3 and model.provenance["games"] == 2000

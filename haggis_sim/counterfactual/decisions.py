@@ -25,7 +25,8 @@ by equal samples per alternative, ``value="round"`` rewards the squashed round m
 Sampling (:func:`sample_positions`): deals in a seeded random order, one game per deal
 (games of one deal under rotated seats repeat its hands), every round of that game, at
 most one opportunity per round (chosen at random). So positions are close to
-independent, and the intervals across positions in :mod:`.decision_table` treat them so.
+independent, and the intervals across positions in
+:mod:`haggis_sim.analytics.decision_table` treat them so.
 
 Stratified (:func:`run_study`): each opportunity met falls in a cell of the crossing that
 decides (:func:`decision_table.crossing`: bombs — wilds × nearest opponent's cards ×
@@ -97,12 +98,12 @@ from strategies.analysis import (
     root_visits,
 )
 
-from ..engine.record import pack_logged_action
+from ..analytics import decision_table
+from ..analytics.replay import read_table
 from ..errors import IllegalAction, InputError
+from ..kernel import record
 from ..logs.manifest import Manifest, load_manifest
 from ..logs.schema import ACTION_TYPES
-from . import decision_table
-from .replay import _read
 
 KINDS = ("bombs", "bets")
 #: the largest ``samples``: the search below one alternative keeps a tree of samples + 1
@@ -309,7 +310,7 @@ def sample_positions(run_dir: Path, kind: str, positions: int, seed: int) -> Ite
     rules, manifest = load_run(run_dir)
     players = rules.players
     cols = ["game_id", "deal_id", *(f"strategy_{k}" for k in range(players))]
-    games = _read(run_dir, "games", lambda t: t.select(cols).sort("game_id"))
+    games = read_table(run_dir, "games", lambda t: t.select(cols).sort("game_id"))
     rng = np.random.default_rng([seed, 0x5CD])
     deals = games.group_by("deal_id", maintain_order=True).agg(pl.col("game_id"))
     order = rng.permutation(deals.height)
@@ -318,7 +319,7 @@ def sample_positions(run_dir: Path, kind: str, positions: int, seed: int) -> Ite
     found = 0
     for start in range(0, len(chosen), 32):
         batch = chosen[start : start + 32]
-        moves = _read(run_dir, "moves", _select_games(batch))
+        moves = read_table(run_dir, "moves", _select_games(batch))
         if moves.height == 0 and start == 0:
             raise InputError(f"run {run_dir} has no logged moves: nothing to study")
         per_game = moves.partition_by("game_id", as_dict=True, maintain_order=True)
@@ -358,7 +359,7 @@ def _game_opportunities(
             if pending:
                 yield pending[int(rng.integers(len(pending)))]
             current, pending, asked = row["round"], [], set()
-        code = pack_logged_action(
+        code = record.pack_logged_action(
             ACTION_TYPES.index(row["type"]), row["width"], row["length"], row["rank"],
             row["cards"], row["value"],
         )  # fmt: skip
@@ -639,6 +640,6 @@ def _population(
     return (
         f"{len(found)} {what}{short} from run {run_dir} "
         f"({config.games} games, {rules.players} players, "
-        f"{rules.preset_name} rules; strategies {', '.join(config.strategies)}); "
+        f"{rules.preset_name} rules; strategies {', '.join(s.text for s in config.specs)}); "
         f"acting: {acting or 'nobody'}. Analysis: {settings.describe()}."
     )

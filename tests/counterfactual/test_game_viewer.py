@@ -23,9 +23,9 @@ from browser_helpers import browser_check
 from cli_helpers import invoke, one_line_error
 
 import haggis_sim as hs
-from haggis_sim.analytics.game_view import MCTS_NOTE, AltRequest, build_view
 from haggis_sim.analytics.replay import LogCursor, load_game, start_game
 from haggis_sim.cards import Cards
+from haggis_sim.counterfactual.game_view import MCTS_NOTE, AltRequest, build_view
 from haggis_sim.engine.rng import derive
 from haggis_sim.logs import ledger
 from strategies import shortlist
@@ -322,7 +322,7 @@ def test_page_steps_in_the_browser(runs: dict[str, Path], tmp_path: Path) -> Non
 def test_ctrl_c_while_building_says_so_and_writes_nothing(
     runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import haggis_sim.analytics.game_view as game_view
+    import haggis_sim.counterfactual.game_view as game_view
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt

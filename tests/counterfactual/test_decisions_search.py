@@ -1,5 +1,5 @@
 """A study's search is the default mcts's, and its sampling fills the cells that decide
-(haggis_sim.analytics.decisions), on a small logged three-player run."""
+(haggis_sim.counterfactual.decisions), on a small logged three-player run."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from cli_helpers import invoke, one_line_error
 
 from haggis_sim import kernel as K
 from haggis_sim.analytics import decision_table
-from haggis_sim.analytics.decisions import (
+from haggis_sim.counterfactual.decisions import (
     EVALUATE,
     SELECT,
     StudySettings,

@@ -1,10 +1,10 @@
-"""The game viewer's short seat labels (:func:`haggis_sim.analytics.game_view.seat_labels`)."""
+"""The game viewer's short seat labels (:func:`haggis_sim.counterfactual.game_view.seat_labels`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from haggis_sim.analytics.game_view import seat_labels
+from haggis_sim.counterfactual.game_view import seat_labels
 
 MCTS = "mcts:iters=100,c=1.4,rollout=greedy,determinize=8"
 HEUR = "heuristic:bet=0.55,big=0.6,baby=0.5,bomb=late"

@@ -1,4 +1,4 @@
-"""Counterfactual decision studies (haggis_sim.analytics.decisions, ``haggis-sim study``).
+"""Counterfactual decision studies (haggis_sim.counterfactual.decisions, ``haggis-sim study``).
 
 Tiny runs, few positions, few samples: these check the machinery (which positions are
 sampled, what is recorded, determinism, the information set, the claim rule, the
@@ -20,7 +20,8 @@ from typer.testing import CliRunner
 import haggis_sim as hs
 from haggis_sim import kernel as K
 from haggis_sim.analytics import decision_table
-from haggis_sim.analytics.decisions import (
+from haggis_sim.cli import app
+from haggis_sim.counterfactual.decisions import (
     EVALUATE,
     SELECT,
     StudySettings,
@@ -31,7 +32,6 @@ from haggis_sim.analytics.decisions import (
     score_bets,
     score_bomb,
 )
-from haggis_sim.cli import app
 from haggis_sim.engine.record import pack_logged_action
 from haggis_sim.logs.schema import ACTION_TYPES
 from strategies.analysis import NO_BET, analyze

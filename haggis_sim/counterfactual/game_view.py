@@ -1,12 +1,12 @@
 """One logged game rebuilt through the engine as the frames of a step-through viewer.
 
-:func:`build_view` deals the game again (the run's rules, the game's deal seed), feeds it
-the logged actions one by one through :class:`~.replay.LogCursor` (each checked against
-the engine, every round's scores too; a disagreement raises
-:class:`~.replay.ReplayMismatch`) and records a *frame* after every step: all hands
-(the viewer is an after-the-fact view, so hidden cards are shown), the trick on the
-table, bets, captured piles, game totals and what just happened. The result is plain
-JSON-ready data; :mod:`.game_page` turns it into the self-contained HTML page.
+:func:`build_view` deals the game again (the run's rules, the game's deal seed), feeds
+it the logged actions one by one through :class:`~haggis_sim.analytics.replay.LogCursor`
+(each checked against the engine, every round's scores too; a disagreement raises
+:class:`~haggis_sim.analytics.replay.ReplayMismatch`) and records a *frame* after every
+step: all hands (the viewer is an after-the-fact view, so hidden cards are shown), the
+trick on the table, bets, captured piles, game totals and what just happened. The result
+is plain JSON-ready data; :mod:`.game_page` turns it into the self-contained HTML page.
 
 With an :class:`AltRequest`, each decision of the chosen seats that had two or more
 legal actions is also scored by the decision analysis (:mod:`strategies.shortlist`, as
@@ -28,15 +28,14 @@ from typing import Any
 
 import numpy as np
 
+from ..analytics.replay import LogCursor, LoggedGame, load_game, start_game
 from ..cards import Cards
 from ..combos import Combo, rank_name
-from ..engine.layout import S_CAPT
-from ..engine.rng import derive
 from ..errors import InputError
-from ..kernel import card_points
+from ..kernel import S_CAPT, card_points, derive
 from ..logs.manifest import load_manifest
 from ..position import Action, Game, Observation, RoundResult
-from .replay import LogCursor, LoggedGame, load_game, start_game
+from ..strategy_spec import StrategySpec
 
 SCORE_KEYS = ("going_out", "cards", "bets", "bonus", "total")
 #: said on the page for mcts seats: the search's alternatives are not in the logs
@@ -132,7 +131,7 @@ def _chosen_seats(seats: str | tuple[int, ...], logged: LoggedGame) -> set[int]:
     if seats == "all":
         return set(range(n))
     if seats == "mcts":
-        chosen = {k for k, s in enumerate(strategies) if s.split(":")[0] == "mcts"}
+        chosen = {k for k, s in enumerate(strategies) if StrategySpec.parse(s).name == "mcts"}
         if not chosen:
             raise InputError(
                 f"game {logged.game_id} has no mcts seat ({', '.join(strategies)}): "
@@ -154,9 +153,7 @@ def seat_labels(specs: list[str]) -> list[str]:
     ``mcts:iters=400`` (the full spec, a line of a dozen parameters, goes on hover and in a
     fold). Where that would not tell two different specs apart, the full specs.
     """
-    from strategies import parse_spec
-
-    parsed = [parse_spec(spec) for spec in specs]
+    parsed = [(r.name, r.values()) for r in map(StrategySpec.parse, specs)]
     labels = []
     for name, params in parsed:
         alike = [other for n, other in parsed if n == name]
@@ -470,6 +467,8 @@ class _Builder:
             "winner": g.winner,
             "final": [row[f"score_{k}"] for k in range(self.n)],
             "rounds": rounds,
-            "notes": [MCTS_NOTE] if any(s.split(":")[0] == "mcts" for s in strategies) else [],
+            "notes": [MCTS_NOTE]
+            if any(StrategySpec.parse(s).name == "mcts" for s in strategies)
+            else [],
             "frames": self.frames,
         }
