@@ -7,6 +7,8 @@ docs link to.
 - ``<!-- generated: log tables -->`` becomes one table per logged table (``games``,
   ``rounds``, ``moves``) with every column, its Parquet type (from the very functions
   that build the frames) and its meaning (``haggis_sim.logs.schema.SCHEMA_DOC``).
+- ``<!-- generated: model index -->`` becomes the table of the shipped models, one row
+  per entry of ``strategies/models/index.toml``.
 - ``<!-- generated: observation layout -->`` becomes the RL environments' observation
   vector, field by field (offset, size, meaning), from ``haggis_sim.env.encode.FIELDS``.
 - Pages link to the shipped reports, experiment files and benchmark results as the files
@@ -31,6 +33,7 @@ REPO_FOLDERS = ("reports", "experiments", "benchmarks/results")
 COMMANDS_MARK = "<!-- generated: commands -->"
 LOG_TABLES_MARK = "<!-- generated: log tables -->"
 OBSERVATION_MARK = "<!-- generated: observation layout -->"
+MODEL_INDEX_MARK = "<!-- generated: model index -->"
 
 
 def _plain(text: str) -> str:
@@ -125,6 +128,31 @@ def log_tables_markdown() -> str:
     return "\n".join(parts)
 
 
+def model_index_markdown() -> str:
+    """The shipped models, one row per file of the model index
+    (``strategies/models/index.toml``)."""
+    from strategies.model_index import MODEL_INDEX
+
+    rows = [
+        "| model | kind | file, SHA-256 prefix | taught by | games, seed | made | strength |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for e in MODEL_INDEX:
+        names = " / ".join(f"`{n}`" for n in e.names)
+        s = e.strength
+        strength = (
+            f"{s.rate} of {s.games} games against {_cell(s.against)} "
+            f"([`{Path(s.benchmark).name}`]({s.benchmark}), row `{s.row}`)"
+            if s
+            else "no benchmark table kept"
+        )
+        rows.append(
+            f"| {names} | {e.kind} | `{e.file}`, `{e.sha}` | `{e.teacher}` | "
+            f"{e.games:,}, seed {e.seed} | {e.date} | {strength} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
 def undocumented_columns() -> dict[str, set[str]]:
     """Per table, the logged columns ``SCHEMA_DOC`` does not describe (empty: none)."""
     from haggis_sim.logs.schema import SCHEMA_DOC
@@ -211,4 +239,6 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         markdown = markdown.replace(LOG_TABLES_MARK, log_tables_markdown())
     if OBSERVATION_MARK in markdown:
         markdown = markdown.replace(OBSERVATION_MARK, observation_markdown())
+    if MODEL_INDEX_MARK in markdown:
+        markdown = markdown.replace(MODEL_INDEX_MARK, model_index_markdown())
     return rewrite_repo_links(markdown)

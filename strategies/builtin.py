@@ -16,6 +16,7 @@ from .learned_model import (
     DEFAULT_LEARNED_MODEL,
     DEFAULT_VALUE_MODEL,
     MCTS_PRIOR_MODEL,
+    MODELS_DIR,
     SHA_PREFIX,
     SHIPPED_MODELS,
     SHIPPED_VALUE_MODELS,
@@ -24,6 +25,7 @@ from .learned_model import (
     load_value_model,
     model_path,
 )
+from .model_index import MODEL_INDEX, lineage_help
 from .simple_kernels import MCTS_QINIT_MOVES
 
 
@@ -201,15 +203,8 @@ class HeuristicStrategy(CompiledStrategy):
 
 
 #: the mixed line of shipped models and the search that taught each, named in the help of
-#: both ``model=`` parameters (one list, so a new generation is added once)
-MIXED_LINE_HELP = (
-    "mix1: taught by the mixed search mcts:value=net,mix=0.75,iters=256,model=gen2,qinit=0; "
-    "mix2: taught by mcts:model=mix1,value=net,mix=0.5,iters=64,qinit=0; mix3: taught by "
-    "mcts:model=mix2,value=net,mix=0.5,iters=64,qinit=0; mix4: taught by "
-    "mcts:model=mix3,value=net,mix=0.5,iters=64,qinit=3; mix5: taught by "
-    "mcts:model=mix4,value=net,mix=0.5,iters=64,qinit=3; mix6: taught by "
-    "mcts:model=mix5,value=net,mix=0.5,iters=64,qinit=3"
-)
+#: both ``model=`` parameters (from the model index: a new generation is one entry there)
+MIXED_LINE_HELP = lineage_help("mix")
 MODEL_PARAM = Param(
     "model",
     str,
@@ -289,12 +284,20 @@ def bind_model(strategy: Strategy, value: bool = False) -> LearnedModel:
 
     A path is recorded resolved, a shipped name as it is; ``sha`` gets the file's SHA-256
     prefix, and a ``sha`` given that differs from the file's is refused (StrategyError):
-    a recorded spec must not silently play a model that changed since.
+    a recorded spec must not silently play a model that changed since. A shipped name
+    whose file is another than the one a recorded ``sha`` pins (``default`` named the
+    first generation before the third) plays the shipped file with that SHA-256 (the
+    model index), under the name it recorded.
     """
     values = strategy.values
     key, sha_key = ("vmodel", "vsha") if value else ("model", "sha")
     shipped = SHIPPED_VALUE_MODELS if value else SHIPPED_MODELS
     path = model_path(values[key], shipped)
+    if values[key] in shipped and values[sha_key]:
+        kind = "value" if value else "policy"
+        pinned = [e for e in MODEL_INDEX if e.kind == kind and e.sha == values[sha_key]]
+        if pinned:
+            path = MODELS_DIR / pinned[0].file
     model = (load_value_model if value else load_model)(path, strategy.name)
     if values[key] not in shipped:
         values[key] = str(path.resolve())

@@ -33,6 +33,7 @@ from haggis_sim.inputs import UnreadableFile, read_regular
 
 from .base import StrategyError
 from .learned_features import FEATURES
+from .model_index import shipped_files
 from .value_features import VALUE_FEATURES
 
 FORMAT_VERSION = 3
@@ -41,18 +42,9 @@ KEYS = ("format_version", "features", "weights", "provenance")
 #: version 3: a hidden layer per player count (H units; H = 0 for a linear model)
 HIDDEN_KEYS = ("hidden_weights", "hidden_bias", "output")
 MODELS_DIR = Path(__file__).resolve().parent / "models"
-#: the models shipped in the package, by the name a ``model=`` value may give: ``default``
-#: (also ``gen3``) is the third generation, by the name its runs recorded (so they replay
-#: it); ``gen1`` the first generation, taught
-#: by the search without a prior; ``gen2`` the second (taught with ``gen1`` as prior), the
-#: prior of the rollout ``mcts``; ``mix1``… the mixed line, whose teachers are named
-#: once, in ``strategies.builtin.MIXED_LINE_HELP``, and recorded in each file's provenance
-#: (the model card in docs/models.md tells them in full)
-SHIPPED_MODELS = {"default": "learned-default.npz", "gen3": "learned-default.npz",
-                  "gen1": "learned-gen1.npz", "gen2": "learned-gen2.npz",
-                  "mix1": "learned-mix1.npz", "mix2": "learned-mix2.npz",
-                  "mix3": "learned-mix3.npz", "mix4": "learned-mix4.npz",
-                  "mix5": "learned-mix5.npz", "mix6": "learned-mix6.npz"}  # fmt: skip
+#: the models shipped in the package, by every name a ``model=`` value may give (the
+#: model index, ``strategies/models/index.toml``: each file's lineage and strength)
+SHIPPED_MODELS = shipped_files("policy")
 #: the model ``learned`` plays when none is named (the evidence in docs/models.md:
 #: 61.5% [60.6%, 62.5%] of 9,996 2-player games against gen3)
 DEFAULT_LEARNED_MODEL = "mix6"
@@ -64,7 +56,7 @@ DEFAULT_MODEL = MODELS_DIR / SHIPPED_MODELS[DEFAULT_LEARNED_MODEL]
 #: the value models shipped in the package (``mcts:value=net,vmodel=NAME``): the same
 #: format over :data:`~strategies.value_features.VALUE_FEATURES`, whose score is the
 #: logit of a seat's reward at the end of the round (``haggis-sim train-value``)
-SHIPPED_VALUE_MODELS = {"vgen1": "value-gen1.npz"}
+SHIPPED_VALUE_MODELS = shipped_files("value")
 DEFAULT_VALUE_MODEL = "vgen1"
 SHA_PREFIX = 16  # hex digits of the file's SHA-256 kept in the strategy's spec
 #: the largest model file read (the shipped ones are about 35 kB; one with the widest hidden

@@ -8,9 +8,9 @@ then. :func:`migrate` applies the table step by step, so a recording of any vers
 the strategy it recorded; a spec typed today (a command line, an experiment file, the
 Python API) is at today's version and is left as written.
 
->>> old = hs.StrategySpec.parse("mcts:iters=64,value=net,model=mix2", version=1)
+>>> old = hs.StrategySpec.parse("mcts:iters=64,value=net,prior=learned", version=1)
 >>> migrate(old).text
-'mcts:iters=64,value=net,model=mix2,mix=1.0,qinit=0.0,horizon=0'
+'mcts:iters=64,value=net,prior=learned,mix=1.0,qinit=0.0,horizon=0'
 >>> migrate(hs.StrategySpec.parse("mcts:iters=64")).text
 'mcts:iters=64'
 """
@@ -22,11 +22,12 @@ from collections.abc import Mapping
 import haggis_sim as hs
 
 #: (strategy name, version) -> the parameters it gained after that version, each with the
-#: value that plays as it played before it had them. Version 1 -> 2: mcts's leaf mix of
-#: value model and rollout (1.0: rollouts only), its root's start from the value model
-#: (0.0: none) and its rollout horizon (0: to the end of the round)
+#: value that plays as it played before it had them. Version 1 -> 2: mcts's prior (none:
+#: UCB without a model), its leaf mix of value model and rollout (1.0: rollouts only), its
+#: root's start from the value model (0.0: none) and its rollout horizon (0: to the end of
+#: the round)
 ADDED: Mapping[tuple[str, int], Mapping[str, str]] = {
-    ("mcts", 1): {"mix": "1.0", "qinit": "0.0", "horizon": "0"},
+    ("mcts", 1): {"prior": "none", "mix": "1.0", "qinit": "0.0", "horizon": "0"},
 }
 
 

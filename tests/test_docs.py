@@ -163,3 +163,20 @@ def test_the_observation_layout_page_lists_every_field_at_its_offset() -> None:
     assert f"{E.SIZE} float32 entries" in table
     assert E.offsets()["seat_1"] - E.offsets()["seat_0"] == E.SEAT_SIZE
     assert "<!-- generated: observation layout -->" in (DOCS / "rl.md").read_text()
+
+
+def test_the_model_history_page_lists_every_indexed_model() -> None:
+    """The Model history page's table of shipped models is generated from the model
+    index: one row per entry with its file, SHA-256 prefix, teacher and strength."""
+    from strategies.model_index import MODEL_INDEX
+
+    table = hooks().model_index_markdown()
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    assert len(rows) == len(MODEL_INDEX)
+    for entry, row in zip(MODEL_INDEX, rows, strict=True):
+        assert f"`{entry.file}`, `{entry.sha}`" in row and f"`{entry.teacher}`" in row
+        if entry.strength:
+            assert entry.strength.rate in row and entry.strength.row in row
+        else:
+            assert "no benchmark table kept" in row
+    assert "<!-- generated: model index -->" in (DOCS / "models.md").read_text()

@@ -35,8 +35,8 @@ Value = Annotated[
     str,
     typer.Option(
         "--value",
-        help="The search's reward: game (the chance of winning the game, as the default "
-        "mcts) or round (the round's squashed margin, as studies did before).",
+        help="The search's reward: game (a rollout to the end of the round valued by the "
+        "chance of winning the game) or round (the round's squashed score margin).",
     ),
 ]
 Prior = Annotated[

@@ -119,7 +119,7 @@ def test_a_spec_typed_today_takes_todays_defaults_even_naming_a_sha() -> None:
 def _recorded_head() -> str:
     prior = strategies.make("mcts:model=mix2").values["sha"]
     vsha = strategies.make("mcts").values["vsha"]
-    return f"mcts:iters=64,value=net,model=mix2,sha={prior},vmodel=vgen1,vsha={vsha}"
+    return f"mcts:iters=64,value=net,prior=learned,model=mix2,sha={prior},vmodel=vgen1,vsha={vsha}"
 
 
 def test_a_recorded_spec_older_than_mix_and_qinit_replays_its_search() -> None:
