@@ -2,9 +2,9 @@
 
 The public API is a thin typed layer over the compiled engine in :mod:`haggis_sim.engine`.
 Its names are imported on first use (``hs.Game`` loads the engine), so that tools which
-only need a corner of the package, such as ``haggis-sim --help``, start fast.
-:func:`tournament` plays many games through the runner and returns their logs as polars
-frames (:mod:`haggis_sim.runner.tournament`).
+only need a corner of the package, such as ``haggis-sim --help``, start fast. The names
+here are the typed API only; tournaments, which play through the runner, are imported
+from the runner's own module (docs/api.md).
 """
 
 from __future__ import annotations
@@ -42,10 +42,6 @@ _API = {
     "SpecError": "haggis_sim.strategy_spec",
     "StrategySpec": "haggis_sim.strategy_spec",
     "UNVERSIONED": "haggis_sim.strategy_spec",
-    # above the typed API (it plays through the runner): imported by name on first use
-    # only, so the package top never imports the runner (tests/test_layers.py)
-    "tournament": "haggis_sim.runner.tournament",
-    "TournamentResult": "haggis_sim.runner.tournament",
 }
 
 if TYPE_CHECKING:
@@ -85,6 +81,4 @@ __all__ = [
     "legal_plays",
     "parse_cards",
     "readings",
-    "tournament",
-    "TournamentResult",
 ]

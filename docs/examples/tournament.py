@@ -16,13 +16,13 @@ matplotlib.use("Agg")  # draw into files, no window
 import matplotlib.pyplot as plt
 import polars as pl
 
-import haggis_sim as hs
+from haggis_sim.runner.tournament import tournament
 
 figure = Path(sys.argv[1] if len(sys.argv) > 1 else "tournament.png")
 
 # 2,000 games of two players. Seats rotate: each deal is played twice, once from each
 # seat. out=None plays into a temporary folder that the with block deletes at its end.
-with hs.tournament(["greedy", "heuristic"], games=2000, seed=7) as result:
+with tournament(["greedy", "heuristic"], games=2000, seed=7) as result:
     # the summary `haggis-sim run` prints: one row per strategy, win rate with interval
     for row in result.summary.iter_rows(named=True):
         name = row["strategy"].split(":")[0]  # the full spec is e.g. heuristic:bet=0.55,...

@@ -64,7 +64,7 @@ def _command_line() -> str:
 
 def python_call(function: str, arguments: Sequence[tuple[str, str]]) -> str:
     """The ``command`` of a run started from Python: the call as it could be typed,
-    ``haggis_sim.tournament(strategies=['greedy', 'random'], games=1000, seed=7)``.
+    ``haggis_sim.runner.tournament.tournament(strategies=['greedy', 'random'], seed=7)``.
 
     ``arguments`` are ``(name, source text)`` pairs in the order to show them; the caller
     writes each value as Python source (``repr`` for plain values).

@@ -1,4 +1,4 @@
-"""``haggis_sim.tournament``: play a tournament from Python and get its logs as polars frames.
+"""Play a tournament from Python and get its logs as polars frames.
 
 The one implementation of a run is :func:`~.run.execute` with a :class:`~.run.RunConfig`,
 which is what ``haggis-sim run`` plays. :func:`tournament` only turns keyword arguments
@@ -7,9 +7,8 @@ it, and hands back a :class:`TournamentResult`: the run folder, its typed manife
 summary ``run`` prints (win rate with a 95% interval per strategy entry) and the three
 log tables, read from the run's Parquet parts by the log readers when first used.
 
-The package exports :func:`tournament` at its top (``haggis_sim.tournament``), imported
-by name on first use as every public name is, so ``import haggis_sim`` stays light and
-the typed-API layer does not import the runner.
+``from haggis_sim.runner.tournament import tournament``: the package top holds the typed
+API only (below the runner), so ``import haggis_sim`` stays light.
 """
 
 from __future__ import annotations
@@ -40,7 +39,7 @@ from .summary import has_pairing, summarize
 #: what ``haggis-sim run`` plays when ``--players`` is not given
 DEFAULT_PLAYERS = 2
 #: the name the manifest's ``command`` gives the call
-CALLED_AS = "haggis_sim.tournament"
+CALLED_AS = "haggis_sim.runner.tournament.tournament"
 #: arguments the recorded call always shows (the others only when not at their default)
 ALWAYS_SHOWN = ("strategies", "games")
 #: arguments that do not change what is played and are not recorded
@@ -167,14 +166,13 @@ def tournament(
     Bad arguments raise :class:`~haggis_sim.errors.InputError` (a
     :class:`~haggis_sim.runner.run.RunError`, or the rules' own error) before anything is
     written. The manifest's ``command`` records the call, e.g.
-    ``haggis_sim.tournament(strategies=['greedy', 'random'], games=20, seed=7, jobs=1)``.
+    ``haggis_sim.runner.tournament.tournament(strategies=['greedy', 'random'], ...)``.
 
-    >>> import haggis_sim as hs
-    >>> with hs.tournament(["greedy", "random"], games=20, seed=7, jobs=1) as result:
+    >>> with tournament(["greedy", "random"], games=20, seed=7, jobs=1) as result:
     ...     print(result.games.height, result.summary["strategy"].to_list())
-    ...     print(result.manifest.command)
+    ...     print(result.manifest.command.removeprefix("haggis_sim.runner.tournament."))
     20 ['greedy', 'random:bet=0.1']
-    haggis_sim.tournament(strategies=['greedy', 'random'], games=20, seed=7, jobs=1)
+    tournament(strategies=['greedy', 'random'], games=20, seed=7, jobs=1)
     >>> result.path.exists()
     False
     """

@@ -25,6 +25,7 @@ import haggis_sim as hs
 from haggis_sim.logs.manifest import load_manifest
 from haggis_sim.runner.run import RunConfig, RunError, verified_config
 from haggis_sim.runner.summary import summarize
+from haggis_sim.runner.tournament import tournament
 
 PAIR = ["greedy", "random:bet=0.2"]
 
@@ -40,7 +41,7 @@ def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_the_run_the_command_plays_with_its_summary(tmp_path: Path) -> None:
     """Same arguments as ``haggis-sim run``: the same games, and the summary it prints."""
-    res = hs.tournament(PAIR, games=24, seed=3, jobs=1, chunk_size=7, out=tmp_path / "api")
+    res = tournament(PAIR, games=24, seed=3, jobs=1, chunk_size=7, out=tmp_path / "api")
     cli = invoke(
         "run", "-s", ",".join(PAIR), "-n", "24", "--seed", "3", "--jobs", "1",
         "--chunk-size", "7", "--out", str(tmp_path / "cli"), "-q",
@@ -64,16 +65,16 @@ def test_the_run_the_command_plays_with_its_summary(tmp_path: Path) -> None:
 def test_the_manifest_records_the_call(tmp_path: Path) -> None:
     rules = hs.Rules.preset("classic", players=3, bomb_capture="tournament")
     out = tmp_path / "run"
-    res = hs.tournament(PAIR, games=6, rules=rules, seed=5, jobs=1, moves=False, out=out)
+    res = tournament(PAIR, games=6, rules=rules, seed=5, jobs=1, moves=False, out=out)
     want = (
-        "haggis_sim.tournament(strategies=['greedy', 'random:bet=0.2'], games=6, "
+        "haggis_sim.runner.tournament.tournament(strategies=['greedy', 'random:bet=0.2'], games=6, "
         "rules=Rules.preset('classic', players=3, bomb_capture='tournament'), seed=5, "
         f"jobs=1, out={str(out)!r}, moves=False)"
     )
     manifest = load_manifest(out)  # the typed loader reads it like any run's manifest
     assert manifest.command == manifest.config.command == res.manifest.command == want
     assert verified_config(out, manifest).command == want  # resumable: digest unchanged
-    expr = want.removeprefix("haggis_sim.tournament(").split("rules=")[1].split(", seed")[0]
+    expr = want.split("rules=")[1].split(", seed")[0]
     assert eval(expr, {"Rules": hs.Rules}) == rules  # the recorded rules make the same rules
 
 
@@ -87,7 +88,7 @@ def test_the_command_line_still_records_its_argv(tmp_path: Path) -> None:
 
 
 def test_a_temporary_folder_lives_as_long_as_the_result(private_tmp: Path) -> None:
-    res = hs.tournament(PAIR, games=4, jobs=1)
+    res = tournament(PAIR, games=4, jobs=1)
     assert res.temporary and res.path.parent == private_tmp and res.path.is_dir()
     games = res.games  # read before closing: kept
     with res as same:
@@ -97,13 +98,13 @@ def test_a_temporary_folder_lives_as_long_as_the_result(private_tmp: Path) -> No
     with pytest.raises(RunError, match="was deleted"):
         res.rounds  # noqa: B018 -- not read before closing
     res.close()  # again: nothing happens
-    hs.tournament(PAIR, games=4, jobs=1)  # dropped at once: deleted when collected
+    tournament(PAIR, games=4, jobs=1)  # dropped at once: deleted when collected
     gc.collect()
     assert list(private_tmp.iterdir()) == []
 
 
 def test_moves_false_has_no_moves_table() -> None:
-    with hs.tournament(PAIR, games=4, jobs=1, moves=False) as res:
+    with tournament(PAIR, games=4, jobs=1, moves=False) as res:
         assert res.rounds.height > 0
         with pytest.raises(RunError, match="moves=False"):
             res.moves  # noqa: B018
@@ -137,7 +138,7 @@ def test_bad_arguments_raise_input_error_and_write_nothing(
     args: dict[str, object] = {"strategies": PAIR, "games": 4, "jobs": 1}
     args.update(kwargs)
     with pytest.raises(hs.InputError, match=words):
-        hs.tournament(**args)
+        tournament(**args)
     assert list(private_tmp.iterdir()) == []
 
 
@@ -146,11 +147,11 @@ def test_an_out_folder_follows_the_rules_of_out(private_tmp: Path, tmp_path: Pat
     full.mkdir()
     (full / "notes.txt").write_text("mine")
     with pytest.raises(RunError, match="already exists"):
-        hs.tournament(PAIR, games=4, jobs=1, out=full)
+        tournament(PAIR, games=4, jobs=1, out=full)
     assert [p.name for p in full.iterdir()] == ["notes.txt"]
-    run = hs.tournament(PAIR, games=4, jobs=1, out=tmp_path / "run").path
+    run = tournament(PAIR, games=4, jobs=1, out=tmp_path / "run").path
     with pytest.raises(RunError, match="inside the run folder"):
-        hs.tournament(PAIR, games=4, jobs=1, out=run / "games" / "x")
+        tournament(PAIR, games=4, jobs=1, out=run / "games" / "x")
     assert not (run / "games" / "x").exists()
     assert list(private_tmp.iterdir()) == []
 
@@ -166,38 +167,36 @@ def test_a_failed_run_leaves_no_temporary_folder(
 
     monkeypatch.setattr(T, "execute", broken)
     with pytest.raises(OSError, match="disk full"):
-        hs.tournament(PAIR, games=4, jobs=1)
+        tournament(PAIR, games=4, jobs=1)
     assert list(private_tmp.iterdir()) == []
 
 
 @pytest.mark.slow
 def test_same_seed_same_games_whatever_jobs(tmp_path: Path) -> None:
-    one = hs.tournament(PAIR, games=40, seed=11, jobs=1, chunk_size=10, out=tmp_path / "a")
-    two = hs.tournament(PAIR, games=40, seed=11, jobs=2, chunk_size=10, out=tmp_path / "b")
+    one = tournament(PAIR, games=40, seed=11, jobs=1, chunk_size=10, out=tmp_path / "a")
+    two = tournament(PAIR, games=40, seed=11, jobs=2, chunk_size=10, out=tmp_path / "b")
     for table in ("games", "rounds", "moves"):
         assert getattr(one, table).equals(getattr(two, table)), table
     assert one.summary.equals(two.summary)
-    other = hs.tournament(PAIR, games=40, seed=12, jobs=1)
+    other = tournament(PAIR, games=40, seed=12, jobs=1)
     assert not other.games.equals(one.games)
 
 
 def test_the_package_top_does_not_import_the_runner() -> None:
-    """``tournament`` is imported by name on first use: ``import haggis_sim`` stays light."""
+    """``import haggis_sim`` stays light and names no tournament: the runner's
+    ``tournament`` is imported from its own module."""
     code = (
-        "import sys, haggis_sim as hs; before = 'haggis_sim.runner' in sys.modules; "
-        "f = hs.tournament; print(before, f.__module__, callable(f), "
-        "'tournament' in hs.__all__, hs.TournamentResult.__name__)"
+        "import sys, haggis_sim as hs; print('haggis_sim.runner' in sys.modules, "
+        "hasattr(hs, 'tournament'), 'tournament' in hs.__all__)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == [
-        "False", "haggis_sim.runner.tournament", "True", "True", "TournamentResult"
-    ]  # fmt: skip
+    assert out.stdout.split() == ["False", "False", "False"]
 
 
 def test_run_config_is_the_one_check() -> None:
     """The API adds no checks of its own to what RunConfig checks: the same message."""
     with pytest.raises(RunError) as api:
-        hs.tournament(PAIR, games=0, jobs=1)
+        tournament(PAIR, games=0, jobs=1)
     with pytest.raises(RunError) as cfg:
         RunConfig(strategies=PAIR, games=0, rules=hs.Rules.preset(players=2).as_dict()).validate()
     assert str(api.value) == str(cfg.value)
@@ -206,20 +205,20 @@ def test_run_config_is_the_one_check() -> None:
 def test_precision_stops_early_at_the_same_games_as_a_fixed_run() -> None:
     # a lopsided pairing reaches ±5 points long before 2,000 games
     kw = {"games": 2000, "seed": 3, "jobs": 1}
-    with hs.tournament(["heuristic", "random"], precision=0.05, **kw) as sized:
+    with tournament(["heuristic", "random"], precision=0.05, **kw) as sized:
         n = sized.manifest.games
         assert 0 < n < 2000 and sized.manifest.config.precision == 0.05
-        with hs.tournament(["heuristic", "random"], games=n, seed=3, jobs=1) as fixed:
+        with tournament(["heuristic", "random"], games=n, seed=3, jobs=1) as fixed:
             assert sized.games.sort("game_id").equals(fixed.games.sort("game_id"))
     with pytest.raises(RunError, match="--precision must be"):
-        hs.tournament(["heuristic", "random"], precision=0.7, **kw)
+        tournament(["heuristic", "random"], precision=0.7, **kw)
 
 
 def test_an_absurdly_fine_precision_is_refused_before_anything_is_written(
     tmp_path: Path,
 ) -> None:
     with pytest.raises(hs.InputError, match="--precision must be a half-width from 0.0001"):
-        hs.tournament(["greedy", "random"], games=10, precision=1e-300, out=tmp_path / "t")
+        tournament(["greedy", "random"], games=10, precision=1e-300, out=tmp_path / "t")
     assert not (tmp_path / "t").exists()
 
 
@@ -238,5 +237,5 @@ def test_arguments_of_the_wrong_type_are_refused_before_anything_is_written(
     kwargs: dict, words: str, tmp_path: Path
 ) -> None:
     with pytest.raises(hs.InputError, match=re.escape(words)):
-        hs.tournament(["greedy", "random"], **{"games": 4, **kwargs}, out=tmp_path / "t")
+        tournament(["greedy", "random"], **{"games": 4, **kwargs}, out=tmp_path / "t")
     assert not (tmp_path / "t").exists()

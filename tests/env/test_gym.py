@@ -15,6 +15,7 @@ from haggis_sim.engine import layout as L
 from haggis_sim.engine import state as S
 from haggis_sim.env import HaggisGymEnv
 from haggis_sim.runner.chunk import seat_streams
+from haggis_sim.runner.tournament import tournament
 from strategies import registry
 
 
@@ -57,14 +58,14 @@ def test_an_episode_is_the_runners_game_when_the_agent_plays_like_a_strategy(
     learner: str, opponents: list[str], seat: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The agent's seat chooses what ``learner`` would (from its own runner stream); the
-    games then equal ``hs.tournament`` with ``--seats fixed`` and the same seed, score for
+    games then equal ``tournament`` with ``--seats fixed`` and the same seed, score for
     score: the deal, the opponents' decisions and their random streams are the runner's."""
     players = len(opponents) + 1
     lineup = [learner] * players
     for k, spec in enumerate(opponents):
         lineup[(seat + 1 + k) % players] = spec
     monkeypatch.setitem(registry._extra, PyRandom.name, PyRandom)
-    result = hs.tournament(lineup, games=3, players=players, seed=17, seats="fixed", jobs=1)
+    result = tournament(lineup, games=3, players=players, seed=17, seats="fixed", jobs=1)
     env = HaggisGymEnv(opponents=opponents, players=players, seat=seat)
     me = strategies.make(learner)
     assert isinstance(me, strategies.CompiledStrategy)

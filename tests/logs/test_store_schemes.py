@@ -11,6 +11,7 @@ from cli_helpers import invoke, one_line_error
 
 import haggis_sim as hs
 from haggis_sim.logs.store import StoreError, location
+from haggis_sim.runner.tournament import tournament
 
 RUN = ["-s", "greedy,random", "-n", "4", "--jobs", "1", "-q"]
 
@@ -49,9 +50,9 @@ def test_location_keeps_local_paths_and_store_urls() -> None:
 def test_tournament_refuses_a_store_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     with pytest.raises(hs.InputError, match="tournament plays into a local folder"):
-        hs.tournament(["greedy", "random"], games=4, out="s3://bucket/p")
+        tournament(["greedy", "random"], games=4, out="s3://bucket/p")
     with pytest.raises(hs.InputError, match="memory:// is not one"):
-        hs.tournament(["greedy", "random"], games=4, out="memory://bucket/p")
+        tournament(["greedy", "random"], games=4, out="memory://bucket/p")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -70,7 +71,7 @@ def test_commands_that_write_local_folders_refuse_a_url(
     one_line_error(invoke("experiment", "x.toml", "--out", out, "--jobs", "1"), "looks like a URL")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.toml"]
     with pytest.raises(hs.InputError):
-        hs.tournament(["greedy", "random"], games=4, out=Path(out))
+        tournament(["greedy", "random"], games=4, out=Path(out))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.toml"]
 
 
