@@ -165,9 +165,7 @@ class Strategy:
     @property
     def spec(self) -> str:
         """The strategy as ``name:param=value,...`` with every parameter explicit."""
-        if not self.values:
-            return self.name
-        return self.name + ":" + ",".join(f"{k}={v}" for k, v in self.values.items())
+        return hs.StrategySpec(self.name, tuple((k, str(v)) for k, v in self.values.items())).text
 
     def param_array(self) -> np.ndarray:
         """Parameters as the float64 array a compiled kernel reads (a choice: its index).

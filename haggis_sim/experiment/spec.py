@@ -82,7 +82,7 @@ def short_spec(spec: str) -> str:
     'mcts:model=mix2'
     >>> short_spec(make("mcts:iters=64,value=game,model=gen2").spec)
     'mcts:iters=64,value=game,model=gen2'
-    >>> short_spec("mcts:iters=64,value=net,model=mix2,mix=0.5,sha=2fbd21250aa9e580")
+    >>> short_spec("mcts:iters=64,value=net,prior=learned,model=mix2,mix=0.5,sha=2fbd21250aa9e580")
     'mcts:iters=64,model=mix2,qinit=0.0'
     """
     name, params = parse_spec(spec)
@@ -107,7 +107,7 @@ def _unpinned(spec: str) -> dict[str, str]:
 
 
 def _join(name: str, params: dict[str, str]) -> str:
-    return name + (":" + ",".join(f"{k}={v}" for k, v in params.items()) if params else "")
+    return StrategySpec(name, tuple(params.items())).text
 
 
 def swap_label(label: str, swap: dict[str, str]) -> str:
@@ -404,11 +404,9 @@ def _grid_arms(
 
 
 def _with_param(spec: str, param: str, value: Any, where: str) -> str:
-    name, values = parse_spec(spec)
-    values[param] = str(value).lower() if isinstance(value, bool) else str(value)
-    text = name + ":" + ",".join(f"{k}={v}" for k, v in values.items())
+    text = str(value).lower() if isinstance(value, bool) else str(value)
     try:
-        return make(text).spec
+        return make(StrategySpec.parse(spec).with_params({param: text})).spec
     except ValueError as exc:
         raise ExperimentError(f"{where}grid value {value!r} for {param!r}: {exc}") from None
 

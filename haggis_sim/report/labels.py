@@ -22,7 +22,7 @@ from the file, so it tells specs apart only between files of the same name."""
 
 
 def _label(name: str, params: dict[str, str], keys: list[str]) -> str:
-    return name + (":" + ",".join(f"{k}={params[k]}" for k in keys) if keys else "")
+    return StrategySpec(name, tuple((k, params[k]) for k in keys)).text
 
 
 def _usual(values: list[str | None]) -> str | None:
