@@ -95,6 +95,7 @@ def test_descriptions_name_the_actions():
     assert describe_action(action_index(code, 0, 2), 2) == "play 3a 4a 5a (run to 5)"
 
 
+@pytest.mark.slow  # several seconds on this machine
 def test_legal_indices_are_exactly_the_engines_legal_actions_on_random_games():
     """Every state of 10 random games per ruleset (bets, gives, every phase): the indices
     the environments mark legal map to exactly the engine's legal actions, and

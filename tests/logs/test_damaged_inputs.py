@@ -95,6 +95,7 @@ def test_compare_refuses_a_run_with_itself(base: Path, tmp_path: Path, how: str)
     one_line_error(invoke("compare", str(base), str(again)), str(base), str(again), "same run")
 
 
+@pytest.mark.slow  # several seconds on this machine
 def test_report_still_takes_two_different_runs(base: Path, other: Path, tmp_path: Path) -> None:
     res = invoke("report", str(base), str(other), "--out", str(tmp_path / "rep"))
     assert res.exit_code == 0, res.stderr

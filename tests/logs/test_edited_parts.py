@@ -66,10 +66,16 @@ EDITS: dict[str, tuple[str, Callable[[pl.DataFrame], pl.DataFrame], str]] = {
 
 @pytest.mark.parametrize("case", EDITS)
 @pytest.mark.parametrize(
-    "command", [["query", "{run}", "SELECT count(*) FROM games"], ["report", "{run}",
-                "--out", "{run}-report"], ["replay", "{run}", "39"], ["show", "{run}", "39",
-                "--out", "{run}-game.html"]],
-    ids=["query", "report", "replay", "show"],
+    "command",
+    [
+        pytest.param(["query", "{run}", "SELECT count(*) FROM games"], id="query"),
+        # report and show import the page and figure libraries: seconds each, as slow
+        pytest.param(["report", "{run}", "--out", "{run}-report"], id="report",
+                     marks=pytest.mark.slow),
+        pytest.param(["replay", "{run}", "39"], id="replay"),
+        pytest.param(["show", "{run}", "39", "--out", "{run}-game.html"], id="show",
+                     marks=pytest.mark.slow),
+    ],
 )  # fmt: skip
 def test_an_edited_part_is_refused_in_one_line(
     finished: Path, tmp_path: Path, case: str, command: list[str]

@@ -81,6 +81,7 @@ strategies = ["random", "greedy"]
 """
 
 
+@pytest.mark.slow  # several seconds on this machine
 def test_a_fifo_experiment_marker_is_refused_in_one_line(tmp_path: Path) -> None:
     """Once: the marker was read with a plain open, and the command blocked forever."""
     toml = tmp_path / "e.toml"
@@ -96,6 +97,7 @@ def test_a_fifo_experiment_marker_is_refused_in_one_line(tmp_path: Path) -> None
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
 
 
+@pytest.mark.slow  # several seconds on this machine
 def test_a_fifo_report_marker_is_refused_in_one_line(tmp_path: Path) -> None:
     run, report = tmp_path / "r", tmp_path / "rep"
     assert invoke("run", *RUN, "--out", str(run)).exit_code == 0

@@ -80,6 +80,7 @@ def test_run_to_s3_equals_the_local_run(bucket: Any, tmp_path: Path) -> None:
         assert SECRET.encode() not in fs.cat(path), path
 
 
+@pytest.mark.slow  # several seconds on this machine
 def test_resume_after_an_interrupted_upload(bucket: Any, tmp_path: Path) -> None:
     fs, name = bucket
     url = f"s3://{name}/run"
@@ -119,6 +120,7 @@ def _tables(url: str) -> dict[str, Any]:
     return {t: ledger.read_table(copy, t).collect() for t in ("games", "rounds", "moves")}
 
 
+@pytest.mark.slow  # several seconds on this machine
 def test_readers_take_a_url_and_the_sandbox_holds(bucket: Any, tmp_path: Path) -> None:
     fs, name = bucket
     url = f"s3://{name}/run"

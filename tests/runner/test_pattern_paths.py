@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from cli_helpers import invoke
 
 ODD = "h*[1]?x"
 
 
+@pytest.mark.slow  # several seconds on this machine
 def test_a_run_in_a_folder_named_like_a_pattern(tmp_path: Path) -> None:
     out = tmp_path / ODD
     res = invoke("run", "-s", "greedy,heuristic", "-n", "60", "--jobs", "1", "--out", str(out))
@@ -36,6 +38,7 @@ def test_precision_stopping_in_a_folder_named_like_a_pattern(tmp_path: Path) -> 
     assert res.exit_code == 0, res.stderr
 
 
+@pytest.mark.slow  # several seconds on this machine
 def test_a_folder_named_like_a_pattern_never_reads_its_siblings(tmp_path: Path) -> None:
     """``gz*`` beside ``gz-x``: once, query counted both runs' games (80 for a 40-game
     run) and report crashed on the sibling's parts."""
