@@ -9,7 +9,7 @@ the benchmark tables, so a new model is one entry here and one file beside it.
 
 >>> [e.name for e in MODEL_INDEX if e.kind == "value"]
 ['vgen1']
->>> by_name()["default"].file
+>>> shipped_files("policy")["default"]
 'learned-default.npz'
 """
 
@@ -114,11 +114,6 @@ def load_index(path: Path = INDEX_PATH) -> tuple[ModelEntry, ...]:
 
 
 MODEL_INDEX = load_index()
-
-
-def by_name() -> dict[str, ModelEntry]:
-    """Every entry under each of its names."""
-    return {n: e for e in MODEL_INDEX for n in e.names}
 
 
 def shipped_files(kind: str) -> dict[str, str]:

@@ -114,6 +114,14 @@ def is_package(name: str) -> bool:
     return MODULES[name].name == "__init__.py"
 
 
+def nearest_module(name: str) -> str:
+    """The project module ``name`` is or lies in (``pkg.mod.attr`` -> ``pkg.mod``; "" if
+    none)."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name
+
+
 def resolve(importer: str, node: ast.Import | ast.ImportFrom) -> list[str]:
     """The project modules an import statement depends on."""
     names: list[str] = []
@@ -131,13 +139,7 @@ def resolve(importer: str, node: ast.Import | ast.ImportFrom) -> list[str]:
         # ``from pkg import sub`` depends on the submodule; ``from pkg import name`` on pkg
         subs = [f"{prefix}.{a.name}" for a in node.names if f"{prefix}.{a.name}" in MODULES]
         names = subs if len(subs) == len(node.names) else [prefix, *subs]
-    out = []
-    for name in names:
-        while name and name not in MODULES:
-            name = name.rpartition(".")[0]
-        if name and name != importer:
-            out.append(name)
-    return out
+    return [m for m in map(nearest_module, names) if m and m != importer]
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -329,11 +331,7 @@ def named_modules(path: Path, package: str) -> set[str]:
         text = node.value
         names = {text.strip()} | set(re.findall(r"\b(?:haggis_sim|strategies)(?:\.\w+)+", text))
         names |= {package + m for m in re.findall(r"(?<![\w.])\.\w+(?:\.\w+)*", text)}
-        for name in names:
-            while name and name not in MODULES:
-                name = name.rpartition(".")[0]
-            if name and name != package:
-                found.add(name)
+        found |= {m for m in map(nearest_module, names) if m and m != package}
     return found
 
 
