@@ -640,6 +640,6 @@ def _population(
     return (
         f"{len(found)} {what}{short} from run {run_dir} "
         f"({config.games} games, {rules.players} players, "
-        f"{rules.preset_name} rules; strategies {', '.join(s.text for s in config.specs)}); "
+        f"{rules.preset_name} rules; strategies {', '.join(s.text for s in config.records)}); "
         f"acting: {acting or 'nobody'}. Analysis: {settings.describe()}."
     )

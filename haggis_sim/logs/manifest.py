@@ -106,8 +106,9 @@ class RunSettings:
         object.__setattr__(self, "strategies", specs)
 
     @property
-    def specs(self) -> tuple[StrategySpec, ...]:
-        """The strategies as records (what ``strategies`` holds, typed for readers)."""
+    def records(self) -> tuple[StrategySpec, ...]:
+        """The strategies as records (what ``strategies`` holds, typed for readers; the
+        manifest's ``specs`` are the texts)."""
         return tuple(StrategySpec.of(s) for s in self.strategies)
 
     def field_values(self) -> dict[str, Any]:
@@ -117,7 +118,7 @@ class RunSettings:
     def as_dict(self) -> dict[str, Any]:
         """The ``config`` object of the manifest (the digest is taken over it)."""
         out = asdict(self)
-        out["strategies"] = [s.text for s in self.specs]
+        out["strategies"] = [s.text for s in self.records]
         if self.precision is None:
             del out["precision"]
         return out

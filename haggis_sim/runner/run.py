@@ -256,7 +256,7 @@ def verified_config(run_dir: Path, manifest: Manifest) -> RunConfig:
     except RunError as exc:
         raise RunError(f"{where}: bad configuration ({exc}); cannot resume") from None
     if (
-        manifest.specs != [s.text for s in config.specs]
+        manifest.specs != [s.text for s in config.records]
         or manifest.seed != config.seed
         or manifest.games != config.games
         or manifest.rules != rules

@@ -118,8 +118,8 @@ def test_the_record_is_typed_and_frozen(reference: Path) -> None:
     m = load_manifest(reference)
     assert m.players == 2 and m.seed == 3 and m.games == 6 and m.status == "complete"
     assert m.rules == Rules.preset("revised", players=2)
-    assert [s.text for s in m.config.specs] == ["greedy", "random:bet=0.3"] and m.config.log_moves
-    assert m.config.specs[1] == StrategySpec("random", (("bet", "0.3"),), SPEC_VERSION)
+    assert [s.text for s in m.config.records] == ["greedy", "random:bet=0.3"] and m.config.log_moves
+    assert m.config.records[1] == StrategySpec("random", (("bet", "0.3"),), SPEC_VERSION)
     assert m.spec_version == SPEC_VERSION
     assert [s.spec for s in m.strategies] == ["greedy", "random:bet=0.3"]
     assert isinstance(m.strategies, tuple) and m.strategies[1].params == {"bet": 0.3}

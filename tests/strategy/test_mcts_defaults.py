@@ -159,7 +159,7 @@ def test_a_run_recorded_before_spec_versions_resumes_with_its_search(tmp_path: P
         "schema": {}, "status": "running",
     }  # fmt: skip
     old = parse_manifest(data, "old/manifest.json")
-    assert [s.version for s in old.config.specs] == [1, 1] and old.spec_version is None
+    assert [s.version for s in old.config.records] == [1, 1] and old.spec_version is None
     replayed = RunConfig(**old.config.field_values()).validate()[1][0]
     assert (replayed.values["mix"], replayed.values["qinit"]) == (1.0, 0.0)
     new = parse_manifest({**data, "spec_version": SPEC_VERSION}, "new/manifest.json")
