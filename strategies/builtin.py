@@ -284,10 +284,10 @@ def bind_model(strategy: Strategy, value: bool = False) -> LearnedModel:
 
     A path is recorded resolved, a shipped name as it is; ``sha`` gets the file's SHA-256
     prefix, and a ``sha`` given that differs from the file's is refused (StrategyError):
-    a recorded spec must not silently play a model that changed since. A shipped name
-    whose file is another than the one a recorded ``sha`` pins (``default`` named the
-    first generation before the third) plays the shipped file with that SHA-256 (the
-    model index), under the name it recorded.
+    a recorded spec must not silently play a model whose file changed. A shipped name
+    recorded with the ``sha`` of another shipped file (a recorded ``model=default`` may
+    pin the first generation's file) plays the file with that SHA-256 (the model index),
+    under the name it recorded.
     """
     values = strategy.values
     key, sha_key = ("vmodel", "vsha") if value else ("model", "sha")
@@ -429,8 +429,8 @@ class MctsStrategy(CompiledStrategy):
         is no estimate to mix (mix), to start moves from (qinit) or to end a cut rollout
         with (horizon); with mix=1 no rollout is played (horizon). Such a parameter takes
         its neutral value (:data:`MCTS_NEUTRAL`) when unsaid and is refused
-        (InertParameterError) when given another. A spec recorded before mix, qinit or
-        horizon existed is lifted to today's by :mod:`strategies.migrations`.
+        (InertParameterError) when given another. A spec recorded at an older spec
+        version is lifted to today's parameters by :mod:`strategies.migrations`.
         """
         v = self.values
         inert: dict[str, tuple[str, str]] = {}  # name: (why, what makes it inert)

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 import haggis_sim as hs
 
 #: (strategy name, version) -> the parameters it gained after that version, each with the
-#: value that plays as it played before it had them. Version 1 -> 2: mcts's prior (none:
+#: value that replays a recording without it. Version 1 -> 2: mcts's prior (none:
 #: UCB without a model), its leaf mix of value model and rollout (1.0: rollouts only), its
 #: root's start from the value model (0.0: none) and its rollout horizon (0: to the end of
 #: the round)

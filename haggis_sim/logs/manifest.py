@@ -140,8 +140,8 @@ class Manifest:
     ``format`` is None for a manifest from before formats were numbered (format 1, which
     also lacks ``config_digest`` and ``ledger``); ``seating`` is None before format 3;
     ``finished`` is None until the run is complete. ``spec_version`` is the version of
-    the strategy specs it records (:data:`~haggis_sim.SPEC_VERSION`; None: version 1,
-    recorded before specs were versioned).
+    the strategy specs it records (:data:`~haggis_sim.SPEC_VERSION`; None: a manifest
+    that names no version, read as :data:`~haggis_sim.UNVERSIONED`).
     """
 
     format: int | None
