@@ -5,12 +5,15 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ..errors import InputError
 from .common import fail, parse_games, quiet_terminal
+
+if TYPE_CHECKING:
+    from ..training.settings import ImitationFit, TrainingRun
 
 #: the most self-play games train fits: the positions' memory grows about 5 GB per 1,000
 #: games (the 2,000-game fit peaked at about 9 GB), so 4,000 stay within a 24 GB machine
@@ -179,9 +182,14 @@ def train(
             raise InputError("--value-units needs --generations 2 or more")
     except InputError as exc:
         raise fail(str(exc)) from None
+    from ..training.settings import ImitationFit, Improvement, TrainingRun
+
+    fit = ImitationFit(games=counts["games"], seed=seed, teacher=teacher, target=target,
+                       hidden=hidden, check_games=counts["check_games"])  # fmt: skip
+    command = "haggis-sim train " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else [])
+    run = TrainingRun(jobs=counts["jobs"], force=force, command=command)
     if generations > 1:
-        _run_chain(out, counts, generations, n_gate, seed=seed, teacher=teacher,
-                   target=target, hidden=hidden, force=force,
+        _run_chain(out, fit, run, generations=generations, gate_games=n_gate,
                    value_units=value_units)  # fmt: skip
         return
     from ..training.console import (
@@ -191,12 +199,11 @@ def train(
         summary_lines,
     )
 
-    command = "haggis-sim train " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else [])
     data_before = file_identity(data)
-    settings = dict(counts, seed=seed, teacher=teacher, target=target, force=force, data=data,
-                    command=command, hidden=hidden)  # fmt: skip
+    improvement = Improvement(iters=counts["improve_iters"], games=counts["improve_games"])
     try:
-        result = run_with_progress(out, settings, quiet_terminal())
+        result = run_with_progress(out, fit, improvement=improvement, run=run, data=data,
+                                   quiet=quiet_terminal())  # fmt: skip
     except InputError as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt:  # the model is written whole at the end, or not
@@ -220,30 +227,29 @@ def _check_generations(generations: int, gate_games: int, data: Path | None, imp
 
 def _run_chain(
     out: Path,
-    counts: dict[str, Any],
+    fit: ImitationFit,
+    run: TrainingRun,
+    *,
     generations: int,
     gate_games: int,
-    **settings: Any,
+    value_units: int,
 ) -> None:
     """``train --generations``: :func:`~haggis_sim.training.prior_chain.train_prior_chain`
     on a terminal."""
+    from ..training.chain import ChainHooks
     from ..training.prior_chain import train_prior_chain
     from .generations import run_chain_command
 
-    command = "haggis-sim train " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else [])
     run_chain_command(
         out,
-        "the new prior and value" if settings.get("value_units") else "the new prior",
+        "the new prior and value" if value_units else "the new prior",
         lambda report, each: train_prior_chain(
             out,
+            fit,
             generations=generations,
-            games=counts["games"],
             gate_games=gate_games,
-            check_games=counts["check_games"],
-            jobs=counts["jobs"],
-            command=command,
-            on_progress=report,
-            on_generation=each,
-            **settings,
+            value_units=value_units,
+            run=run,
+            hooks=ChainHooks(on_progress=report, on_generation=each),
         ),
     )

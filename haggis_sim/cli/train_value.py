@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import shlex
 import sys
-from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -109,26 +108,33 @@ def train_value(
         raise fail(str(exc)) from None
     from strategies import StrategyError
 
+    from ..training.chain import ChainHooks
+    from ..training.settings import TrainingRun, ValueFit
     from ..training.value_chain import DEFAULT_WINDOW, train_value_chain
-    from ..training.value_train import train_value as run
+    from ..training.value_train import train_value as run_value
     from .generations import gate_line, run_chain_command, stage_bars
 
     command = "haggis-sim train-value " + shlex.join(sys.argv[2:] if len(sys.argv) > 2 else [])
+    fit = ValueFit(games=n_games, seed=seed, teacher=teacher, units=hidden, gate_games=n_gate)
+    run = TrainingRun(jobs=jobs, force=force, command=command)
     if generations > 1:
-        chain_run = partial(train_value_chain, out, generations=generations, games=n_games,
-                            seed=seed, teacher=teacher, units=hidden, gate_games=n_gate,
-                            window=DEFAULT_WINDOW if window is None else window, jobs=jobs,
-                            force=force, command=command)  # fmt: skip
         run_chain_command(
-            out, "value=net", lambda report, each: chain_run(on_progress=report, on_generation=each)
+            out,
+            "value=net",
+            lambda report, each: train_value_chain(
+                out,
+                fit,
+                generations=generations,
+                window=DEFAULT_WINDOW if window is None else window,
+                run=run,
+                hooks=ChainHooks(on_progress=report, on_generation=each),
+            ),
         )
         return
     progress, on_progress = stage_bars()
     try:
         with progress:
-            result = run(out, games=n_games, seed=seed, teacher=teacher, units=hidden,
-                         gate_games=n_gate, jobs=jobs, force=force, command=command,
-                         on_progress=on_progress)  # fmt: skip
+            result = run_value(out, fit, run=run, on_progress=on_progress)
     except StrategyError as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt:

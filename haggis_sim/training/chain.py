@@ -4,13 +4,13 @@ generation learns a model from the self-play of the current champion, is gated a
 it, and replaces it only when the gate shows the new search stronger
 (:func:`~haggis_sim.training.gate.promotes`).
 
-The loop (:func:`run_chain`) knows nothing of what a generation learns: the caller's
-``make`` plays, fits, gates and writes generation ``k``'s file. The loop derives each
-generation's seed, keeps the champion, takes a generation file whose recorded chain
-settings (``provenance["chain"]``) match as done (so an interrupted chain resumes and a
-finished one can be extended), and at the end writes ``OUT`` as a byte copy of the last
-promoted generation (so the champion's pinned SHA-256 holds for it), or leaves it
-unwritten when none was promoted.
+The loop (:func:`run_chain`) knows nothing of what a generation learns: the ``make``
+of the caller's :class:`GenerationKind` plays, fits, gates and writes generation ``k``'s
+file. The loop derives each generation's seed, keeps the champion, takes a generation
+file whose recorded chain settings (``provenance["chain"]``) match as done (so an
+interrupted chain resumes and a finished one can be extended), and at the end writes
+``OUT`` as a byte copy of the last promoted generation (so the champion's pinned SHA-256
+holds for it), or leaves it unwritten when none was promoted.
 """
 
 from __future__ import annotations
@@ -65,12 +65,54 @@ MakeGeneration = Callable[
 ]
 
 
+@dataclass(frozen=True)
+class GenerationKind:
+    """What a chain's generations are (what :func:`run_chain` needs to know of them):
+    how one is made and read back, the search a promoted one makes, and the second
+    file each one writes, if any."""
+
+    make: MakeGeneration
+    """Plays, fits, gates and writes one generation (:data:`MakeGeneration`)."""
+    read_provenance: Callable[[Path], dict[str, Any]]
+    """Reads a generation file's provenance (StrategyError when the file is not a model
+    of this kind)."""
+    promoted_spec: Callable[[CompiledStrategy, Path], str]
+    """``promoted_spec(champion, path)``: the search a promoted generation's file makes."""
+    companion: Callable[[Path], Path] | None = None
+    """``companion(path)``: a second file each generation writes beside ``path``, copied
+    beside ``OUT`` (before it) with the last promoted generation; None: no second file."""
+
+
+@dataclass(frozen=True)
+class ChainHooks:
+    """Whom a chain tells what it is doing (both optional)."""
+
+    on_progress: Progress | None = None
+    """Hears ``(stage, done, total)`` of each stage: a generation's games, its gate."""
+    on_generation: Callable[[Generation], None] | None = None
+    """Hears of each generation once it is made, or taken as done from its file."""
+
+
+#: a chain that tells no one
+NO_HOOKS = ChainHooks()
+
+
 def stage_progress(on_progress: Progress | None, stage: str) -> Callable[[int, int], None] | None:
     """``on_progress`` bound to one stage's name (None without one)."""
     if on_progress is None:
         return None
     report = on_progress
     return lambda done, total: report(stage, done, total)
+
+
+def prefixed(on_progress: Progress | None, prefix: str) -> Progress | None:
+    """``on_progress`` with ``prefix`` before every stage's name (None without one):
+    ``prefixed(report, "generation 2: ")`` reports ``gate, 2 players`` as
+    ``generation 2: gate, 2 players``."""
+    if on_progress is None:
+        return None
+    report = on_progress
+    return lambda stage, done, total: report(prefix + stage, done, total)
 
 
 def generation_path(out: Path, number: int) -> Path:
@@ -152,22 +194,16 @@ def run_chain(
     *,
     root: CompiledStrategy,
     chain: dict[str, Any],
-    read_provenance: Callable[[Path], dict[str, Any]],
-    make: MakeGeneration,
-    promoted_spec: Callable[[CompiledStrategy, Path], str],
+    kind: GenerationKind,
     force: bool = False,
     on_generation: Callable[[Generation], None] | None = None,
-    companion: Callable[[Path], Path] | None = None,
 ) -> ChainResult:
-    """Run the generations whose files are ``paths`` from the champion ``root`` (module
-    doc). ``chain``: the settings a generation file must record to be taken as done;
-    ``read_provenance`` reads one (StrategyError when it is not a model of this kind);
-    ``promoted_spec(champion, path)``: the search a promoted generation's file makes;
-    ``companion(path)``: a second file each generation writes beside ``path``, copied
-    beside ``OUT`` (before it) with the last promoted generation."""
+    """Run the generations of ``kind`` whose files are ``paths`` from the champion
+    ``root`` (module doc). ``chain``: the settings a generation file must record to be
+    taken as done."""
     done = {}
     for k, path in enumerate(paths, 1):
-        if (found := _done(path, chain, read_provenance, force)) is not None:
+        if (found := _done(path, chain, kind.read_provenance, force)) is not None:
             done[k] = found
     result = ChainResult(champion=root.spec)
     champion = root
@@ -185,17 +221,18 @@ def run_chain(
             gen = Generation(k, path, champion.spec, gates, promotes(gates), resumed=True)
         else:
             record = {**chain, "generation": k, "teacher": champion.spec}
-            gates = make(k, path, champion, record, teachers)
+            gates = kind.make(k, path, champion, record, teachers)
             gen = Generation(k, path, champion.spec, gates, promotes(gates))
         result.generations.append(gen)
         if on_generation:
             on_generation(gen)
         if gen.promoted:
-            champion = check_teacher(promoted_spec(champion, path))
+            champion = check_teacher(kind.promoted_spec(champion, path))
             result.champion, result.champion_number = champion.spec, k
     if result.champion_number:
         best = paths[result.champion_number - 1]
-        if companion is not None:
+        if kind.companion is not None:
+            companion = kind.companion
             write_file_atomically(companion(out), companion(best).read_bytes(), StrategyError, "")
         write_file_atomically(out, best.read_bytes(), StrategyError, "")
         result.written = out

@@ -8,13 +8,22 @@ from typing import Any
 
 from . import train as training
 from .checks import check_line
+from .settings import ImitationFit, Improvement, TrainingRun
 
 
-def run_with_progress(out: Path, settings: dict[str, Any], quiet: bool) -> training.TrainResult:
-    """:func:`~haggis_sim.training.train.run_training` with ``settings``, showing its
+def run_with_progress(
+    out: Path,
+    fit: ImitationFit,
+    *,
+    improvement: Improvement,
+    run: TrainingRun,
+    data: Path | None,
+    quiet: bool,
+) -> training.TrainResult:
+    """:func:`~haggis_sim.training.train.run_training` with these settings, showing its
     stage 1 and stage 2 progress on stderr unless ``quiet``."""
     if quiet:
-        return training.run_training(out, **settings)
+        return training.run_training(out, fit, improvement=improvement, run=run, data=data)
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -27,8 +36,8 @@ def run_with_progress(out: Path, settings: dict[str, Any], quiet: bool) -> train
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())  # fmt: skip
     with Progress(*columns, console=Console(stderr=True)) as progress:
-        task = progress.add_task("stage 1: teacher games", total=settings["games"])
-        task2 = progress.add_task("stage 2: play", total=settings["improve_iters"] + 3,
+        task = progress.add_task("stage 1: teacher games", total=fit.games)
+        task2 = progress.add_task("stage 2: play", total=improvement.iters + 3,
                                   visible=False)  # fmt: skip
 
         def on_progress(done: int, total: int) -> None:
@@ -38,8 +47,8 @@ def run_with_progress(out: Path, settings: dict[str, Any], quiet: bool) -> train
             progress.update(task2, completed=done, total=total, visible=True,
                             description=f"stage 2: {msg}")  # fmt: skip
 
-        return training.run_training(out, **settings, on_progress=on_progress,
-                                     on_improve=on_improve)  # fmt: skip
+        return training.run_training(out, fit, improvement=improvement, run=run, data=data,
+                                     on_progress=on_progress, on_improve=on_improve)  # fmt: skip
 
 
 def file_identity(path: Path | None) -> tuple[int, int, int] | None:

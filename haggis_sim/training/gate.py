@@ -124,14 +124,14 @@ def gate_generation(
     seed: int,
     jobs: int,
     on_progress: Callable[[str, int, int], None] | None = None,
-    stage: str = "",
 ) -> list[MatchResult]:
     """A new model's gate: the search ``candidate(trial)`` makes with the model at
     ``trial`` against ``champion``, ``games`` games with 2 players and as many with 3
-    (one against two); the results name ``candidate(path)``, the model's own file."""
+    (one against two); the results name ``candidate(path)``, the model's own file.
+    ``on_progress`` hears of each match as the stage ``gate, N players``."""
     gates = []
     for players in (2, 3):
-        name = f"{stage}gate, {players} players"
+        name = f"gate, {players} players"
         if on_progress:
             on_progress(name, 0, 1)
         got = match(candidate(trial), champion, games, players, seed, jobs)

@@ -40,6 +40,7 @@ from strategies.learned_features import FEATURES
 from .checks import TAG_CHECK, check_summary
 from .games import Schedule, outcomes, schedule, spec_row, weights_row
 from .metrics import top1
+from .settings import Improvement
 from .tasks import in_order
 
 POOL: tuple[str, ...] = ("heuristic", "heuristic:bomb=never", "heuristic:bet=0.45",
@@ -170,20 +171,21 @@ def _search(
 
 def improve(
     starts: dict[str, np.ndarray],
+    improvement: Improvement,
     *,
     seed: int,
-    iters: int,
-    games: int,
     check_games: int,
     combos: list[tuple[str, int]],
     jobs: int = 1,
     on_progress: Progress | None = None,
     check_preset: tuple[str, int] = CHECK_PRESET,
 ) -> ImproveResult:
-    """Run stage 2 from ``starts`` (name -> weights) and return the better of the chosen
-    start and the final weights on the final games, with the held-out check vs heuristic
-    on ``check_preset`` (rules preset, players; with 3 players, one candidate against two
+    """Run stage 2 from ``starts`` (name -> weights), ``improvement.iters`` iterations of
+    ``improvement.games`` games per candidate, and return the better of the chosen start
+    and the final weights on the final games, with the held-out check vs heuristic on
+    ``check_preset`` (rules preset, players; with 3 players, one candidate against two
     heuristics)."""
+    iters, games = improvement.iters, improvement.games
     t0 = time.monotonic()
     pool = [spec_row(s) for s in POOL]
     total = iters + 3

@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -32,19 +33,22 @@ from strategies.learned_model import load_model
 from strategies.value_features import VALUE_FEATURES
 
 from .chain import (
+    NO_HOOKS,
+    ChainHooks,
     ChainResult,
-    Generation,
-    Progress,
+    GenerationKind,
     check_chain,
     generation_seed,
+    prefixed,
     run_chain,
     stage_progress,
 )
 from .gate import MatchResult, gate_generation, promotes, removed_on_exit, trial_path
 from .model_io import check_output, save_model
-from .positions import DEFAULT_TEACHER, check_teacher, generate
+from .positions import check_teacher, generate
+from .settings import DEFAULT_RUN, ImitationFit, TrainingRun
 from .split import HOLDOUT_EVERY
-from .train import CHECK_GAMES, HIDDEN, check_hidden, check_target, train
+from .train import check_hidden, check_target, train
 from .value_train import MAX_VALUE_UNITS, fit_value_model
 
 #: what a joint generation's value model learns from (its provenance's "data")
@@ -91,47 +95,42 @@ def _provenance(path: Path) -> dict[str, Any]:
 
 def train_prior_chain(
     out: Path,
+    fit: ImitationFit,
     *,
     generations: int,
-    games: int,
-    seed: int,
     gate_games: int,
-    teacher: str = DEFAULT_TEACHER,
-    target: str = "visits",
-    hidden: int = HIDDEN,
-    check_games: int = CHECK_GAMES,
     value_units: int = 0,
-    jobs: int = 1,
-    force: bool = False,
-    command: str = "",
-    on_progress: Progress | None = None,
-    on_generation: Callable[[Generation], None] | None = None,
+    run: TrainingRun = DEFAULT_RUN,
+    hooks: ChainHooks = NO_HOOKS,
 ) -> ChainResult:
-    """Run ``generations`` generations (module doc) and write ``OUT`` from the last
-    promoted one (``value_units`` > 0: joint generations, each also fitting a value model
-    of that many hidden units on the same games, written beside its prior and beside
-    ``OUT``: :func:`value_companion`). Refuses up front (StrategyError) what ``haggis-sim
-    train`` refuses, a teacher that is not a search with a learned prior, a chain without
-    a gate, and generation files of other settings (without ``force``)."""
-    check_output(out, "--out", force)
+    """Run ``generations`` generations (module doc), each a stage 1 fit as ``fit`` says
+    (its seed and teacher the generation's) gated with ``gate_games``, and write ``OUT``
+    from the last promoted one (``value_units`` > 0: joint generations, each also fitting
+    a value model of that many hidden units on the same games, written beside its prior
+    and beside ``OUT``: :func:`value_companion`). Refuses up front (StrategyError) what
+    ``haggis-sim train`` refuses, a teacher that is not a search with a learned prior, a
+    chain without a gate, and generation files of other settings (without
+    ``run.force``)."""
+    check_output(out, "--out", run.force)
+    games, seed = fit.games, fit.seed
     if games < HOLDOUT_EVERY:
         raise StrategyError(f"--games must be at least {HOLDOUT_EVERY} (one held-out game)")
-    check_hidden(hidden, 0)
-    check_target(target)
+    check_hidden(fit.hidden, 0)
+    check_target(fit.target)
     if not 0 <= value_units <= MAX_VALUE_UNITS:
         raise StrategyError(f"--value-units must be 0 to {MAX_VALUE_UNITS}, got {value_units}")
-    teach = check_teacher(teacher)
+    teach = check_teacher(fit.teacher)
     prior_candidate_spec(teach, out)  # a search with a prior, before hours of play
     paths = check_chain(out, generations, gate_games)
-    chain: dict[str, Any] = {"seed": seed, "games": games, "target": target, "hidden": hidden,
-                             "check_games": check_games, "gate_games": gate_games,
-                             "root_teacher": teach.spec}  # fmt: skip
+    chain: dict[str, Any] = {"seed": seed, "games": games, "target": fit.target,
+                             "hidden": fit.hidden, "check_games": fit.check_games,
+                             "gate_games": gate_games, "root_teacher": teach.spec}  # fmt: skip
     candidate_of: Callable[[str | CompiledStrategy, Path], str] = prior_candidate_spec
     companion: Callable[[Path], Path] | None = None
     if value_units:
         chain["value_units"] = value_units
         candidate_of, companion = joint_candidate_spec, value_companion
-        check_output(value_companion(out), "--out", force)
+        check_output(value_companion(out), "--out", run.force)
         for path in paths:
             check_output(value_companion(path), "--out", True)
 
@@ -143,24 +142,23 @@ def train_prior_chain(
         teachers: dict[int, str],
     ) -> list[MatchResult]:
         gen_seed = generation_seed(seed, k)
-        stage = f"generation {k}: "
+        report = prefixed(hooks.on_progress, f"generation {k}: ")
         trial = trial_path(path)
         with ExitStack() as trials:  # the gate's copies, removed however the gate ends
             t0 = time.monotonic()
-            pos = generate(games, gen_seed, champion.spec, jobs,
-                           stage_progress(on_progress, f"{stage}teacher games"),
+            pos = generate(games, gen_seed, champion.spec, run.jobs,
+                           stage_progress(report, "teacher games"),
                            values=bool(value_units))  # fmt: skip
             play_seconds = round(time.monotonic() - t0, 1)
-            res = train(pos, seed=gen_seed, games=games, teacher=champion.spec,
-                        command=command, target=target, check_games=check_games, jobs=jobs,
-                        hidden=hidden)  # fmt: skip
+            res = train(pos, replace(fit, seed=gen_seed, teacher=champion.spec),
+                        command=run.command, jobs=run.jobs)  # fmt: skip
             res.provenance["stage1_play_seconds"] = play_seconds
             save_model(removed_on_exit(trials, trial), res.weights, res.provenance, force=True,
                        hidden=res.hidden)  # fmt: skip
             value = None
             if pos.values is not None:
                 value = fit_value_model(pos.values, champion, seed=gen_seed, games=games,
-                                        units=value_units, command=command,
+                                        units=value_units, command=run.command,
                                         play_seconds=play_seconds,
                                         extra={"data": JOINT_VALUE_DATA})  # fmt: skip
                 vw, vh, vprov = value
@@ -169,8 +167,8 @@ def train_prior_chain(
             del pos
             t1 = time.monotonic()
             gates = gate_generation(partial(candidate_of, champion), trial, path,
-                                    champion.spec, gate_games, gen_seed, jobs, on_progress,
-                                    stage)  # fmt: skip
+                                    champion.spec, gate_games, gen_seed, run.jobs,
+                                    report)  # fmt: skip
         verdict = {"chain": record, "gate": [g.as_dict() for g in gates],
                    "promoted": promotes(gates),
                    "gate_seconds": round(time.monotonic() - t1, 1)}  # fmt: skip
@@ -181,6 +179,7 @@ def train_prior_chain(
         save_model(path, res.weights, {**res.provenance, **verdict}, force=True, hidden=res.hidden)
         return gates
 
-    return run_chain(out, paths, root=teach, chain=chain, read_provenance=_provenance,
-                     make=make, promoted_spec=candidate_of, force=force,
-                     on_generation=on_generation, companion=companion)  # fmt: skip
+    kind = GenerationKind(make=make, read_provenance=_provenance, promoted_spec=candidate_of,
+                          companion=companion)  # fmt: skip
+    return run_chain(out, paths, root=teach, chain=chain, kind=kind, force=run.force,
+                     on_generation=hooks.on_generation)  # fmt: skip

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -63,8 +63,8 @@ from .checks import CHECK_RULES, heldout_checks, refine_seed
 from .fit import PLAYER_COUNTS, fit, fit_hidden, flagged_share, hidden_scores
 from .metrics import top1
 from .model_io import check_output, save_model
+from .positions import DEFAULT_TEACHER as DEFAULT_TEACHER
 from .positions import (
-    DEFAULT_TEACHER,
     Positions,
     check_teacher,
     combos,
@@ -72,15 +72,14 @@ from .positions import (
     write_positions,
 )
 from .provenance import provenance
+from .settings import DEFAULT_RUN, NO_IMPROVEMENT, ImitationFit, Improvement, TrainingRun
+from .settings import HIDDEN as HIDDEN
 from .split import HOLDOUT_EVERY
 
 TARGETS = ("visits", "chosen")  # what the fit imitates (haggis-sim train --target)
-HIDDEN = 16  # hidden units of haggis-sim train's default model (0: linear, as gen1, gen2)
 MAX_HIDDEN = 256
 DEFAULT_GAMES = 2000  # haggis-sim train's default teacher games
 IMPROVE_ITERS = 60  # stage 2 iterations of the linear recipe (gen1, gen2: --hidden 0)
-IMPROVE_GAMES = 600  # games per candidate per iteration
-CHECK_GAMES = 2000  # held-out games vs the default heuristic at the end
 
 Improving = Callable[[int, int, str], None]
 
@@ -164,8 +163,7 @@ def _stage2(
     w: np.ndarray,
     *,
     seed: int,
-    improve_iters: int,
-    improve_games: int,
+    improvement: Improvement,
     check_games: int,
     jobs: int,
     on_improve: Improving | None,
@@ -184,8 +182,8 @@ def _stage2(
             w, x_hold, pos.decision[hold], pos.heuristic[hold]
         ),
     }
-    refine_iters = max(1, improve_iters // 2)
-    phases = [("both", None, improve_iters, seed)] + [
+    refine_iters = max(1, improvement.iters // 2)
+    phases = [("both", None, improvement.iters, seed)] + [
         (str(n), n, refine_iters, refine_seed(seed, n)) for n in PLAYER_COUNTS
     ]
     steps = [it + 3 for _, _, it, _ in phases]
@@ -200,9 +198,8 @@ def _stage2(
 
         # first both player counts from the two starts, then each count from that result
         result = improve(
-            starts if players is None else {"both": joint},
-            seed=phase_seed, iters=iters, games=improve_games, check_games=check_games,
-            jobs=jobs, on_progress=progress,
+            starts if players is None else {"both": joint}, replace(improvement, iters=iters),
+            seed=phase_seed, check_games=check_games, jobs=jobs, on_progress=progress,
             combos=pairs if players is None else [c for c in pairs if c[1] == players],
             check_preset=(CHECK_RULES, players or 2),
         )  # fmt: skip
@@ -220,83 +217,68 @@ def _stage2(
 
 def train(
     pos: Positions,
+    fit: ImitationFit,
     *,
-    seed: int,
-    games: int,
-    teacher: str,
     command: str,
-    target: str = "visits",
-    improve_iters: int = 0,
-    improve_games: int = IMPROVE_GAMES,
-    check_games: int = CHECK_GAMES,
+    improvement: Improvement = NO_IMPROVEMENT,
     jobs: int = 1,
     on_improve: Improving | None = None,
-    hidden: int = HIDDEN,
 ) -> TrainResult:
-    """Fit on the training games, measure on the held-out ones (stage 1); then, unless
-    ``improve_iters`` is 0, improve the weights by play (stage 2). Weights and provenance.
+    """Fit on the training games ``pos`` (``fit``'s games of its teacher), measure on the
+    held-out ones (stage 1); then, unless ``improvement.iters`` is 0, improve the weights
+    by play (stage 2). Weights and provenance.
 
-    ``target`` (:data:`TARGETS`): ``visits`` fits the search's visit shares where it
-    searched, ``chosen`` the chosen action everywhere. ``hidden`` > 0 fits a model with
-    that many hidden units (``fit_hidden``); stage 2 tunes linear models only."""
-    check_target(target)
-    check_hidden(hidden, improve_iters)
-    weights, layer, stage1 = _stage1(pos, target, hidden, seed)
+    ``fit.target`` (:data:`TARGETS`): ``visits`` fits the search's visit shares where it
+    searched, ``chosen`` the chosen action everywhere. ``fit.hidden`` > 0 fits a model
+    with that many hidden units (``fit_hidden``); stage 2 tunes linear models only."""
+    check_target(fit.target)
+    check_hidden(fit.hidden, improvement.iters)
+    weights, layer, stage1 = _stage1(pos, fit.target, fit.hidden, fit.seed)
     checks: dict[str, Any] | None = None
     if layer is not None:
-        checks = heldout_checks(param_row(weights, layer), seed, check_games)
+        checks = heldout_checks(param_row(weights, layer), fit.seed, fit.check_games)
     stage2: dict[str, Any] | None = None
-    if improve_iters > 0:  # a linear fit (check_hidden): its one row serves both counts
-        weights, stage2 = _stage2(pos, weights[0], seed=seed, improve_iters=improve_iters,
-                                  improve_games=improve_games, check_games=check_games,
-                                  jobs=jobs, on_improve=on_improve)  # fmt: skip
-    settings = {"command": command, "seed": seed, "games": games, "teacher": teacher,
-                "target": target, "hidden": hidden}  # fmt: skip
+    if improvement.iters > 0:  # a linear fit (check_hidden): its one row serves both counts
+        weights, stage2 = _stage2(pos, weights[0], seed=fit.seed, improvement=improvement,
+                                  check_games=fit.check_games, jobs=jobs,
+                                  on_improve=on_improve)  # fmt: skip
+    settings = {"command": command, "seed": fit.seed, "games": fit.games,
+                "teacher": fit.teacher, "target": fit.target, "hidden": fit.hidden}  # fmt: skip
     return TrainResult(weights, provenance(settings, stage1, stage2, checks), layer)
 
 
 def run_training(
     out: Path,
+    fit: ImitationFit,
     *,
-    games: int,
-    seed: int,
-    teacher: str = DEFAULT_TEACHER,
-    target: str = "visits",
-    jobs: int = 1,
-    force: bool = False,
+    improvement: Improvement = NO_IMPROVEMENT,
+    run: TrainingRun = DEFAULT_RUN,
     data: Path | None = None,
-    command: str = "",
     on_progress: Callable[[int, int], None] | None = None,
-    improve_iters: int = 0,
-    improve_games: int = IMPROVE_GAMES,
-    check_games: int = CHECK_GAMES,
     on_improve: Improving | None = None,
-    hidden: int = HIDDEN,
 ) -> TrainResult:
-    """Generate, fit, improve (stage 2, ``improve_iters`` > 0) and write the model to
-    ``out`` (and the positions to ``data``).
+    """Generate ``fit``'s games, fit, improve (stage 2, ``improvement.iters`` > 0) and
+    write the model to ``out`` (and the positions to ``data``).
 
-    Refuses up front (StrategyError) an existing ``out`` or ``data`` without ``force``,
-    so hours of self-play are never thrown away at the end.
+    Refuses up front (StrategyError) an existing ``out`` or ``data`` without
+    ``run.force``, so hours of self-play are never thrown away at the end.
     """
-    check_output(out, "--out", force)
+    check_output(out, "--out", run.force)
     if data is not None:
-        check_output(data, "--data", force)
-    if games < HOLDOUT_EVERY:
+        check_output(data, "--data", run.force)
+    if fit.games < HOLDOUT_EVERY:
         raise StrategyError(f"--games must be at least {HOLDOUT_EVERY} (one held-out game)")
-    check_improve(improve_iters, improve_games, check_games)
-    check_hidden(hidden, improve_iters)
-    check_teacher(teacher)
-    check_target(target)
+    check_improve(improvement.iters, improvement.games, fit.check_games)
+    check_hidden(fit.hidden, improvement.iters)
+    check_teacher(fit.teacher)
+    check_target(fit.target)
     t0 = time.monotonic()
-    pos = generate(games, seed, teacher, jobs, on_progress)
+    pos = generate(fit.games, fit.seed, fit.teacher, run.jobs, on_progress)
     seconds = round(time.monotonic() - t0, 1)
     if data is not None:
         write_positions(pos, data)
-    result = train(pos, seed=seed, games=games, teacher=teacher, command=command, target=target,
-                   improve_iters=improve_iters, improve_games=improve_games,
-                   check_games=check_games, jobs=jobs, on_improve=on_improve,
-                   hidden=hidden)  # fmt: skip
+    result = train(pos, fit, command=run.command, improvement=improvement, jobs=run.jobs,
+                   on_improve=on_improve)  # fmt: skip
     result.provenance["stage1_play_seconds"] = seconds
-    save_model(out, result.weights, result.provenance, force=force, hidden=result.hidden)
+    save_model(out, result.weights, result.provenance, force=run.force, hidden=result.hidden)
     return result

@@ -24,7 +24,7 @@ generation needs it).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,25 +32,22 @@ from strategies import CompiledStrategy, StrategyError
 from strategies.learned_model import load_value_model
 
 from .chain import (
+    NO_HOOKS,
+    ChainHooks,
     ChainResult,
-    Generation,
-    Progress,
+    GenerationKind,
     check_chain,
     generation_seed,
+    prefixed,
     run_chain,
     stage_progress,
 )
 from .gate import MatchResult
 from .model_io import check_output
-from .value_data import VALUE_UNITS, generate_values
+from .settings import DEFAULT_RUN, TrainingRun, ValueFit
+from .value_data import generate_values
 from .value_rows import ValueRows
-from .value_train import (
-    DEFAULT_VALUE_TEACHER,
-    MAX_VALUE_GAMES,
-    candidate_spec,
-    check_settings,
-    fit_and_gate,
-)
+from .value_train import MAX_VALUE_GAMES, candidate_spec, check_settings, fit_and_gate
 
 DEFAULT_WINDOW = 2
 
@@ -61,26 +58,22 @@ def _provenance(path: Path) -> dict[str, Any]:
 
 def train_value_chain(
     out: Path,
+    fit: ValueFit,
     *,
     generations: int,
-    games: int,
-    seed: int,
-    teacher: str = DEFAULT_VALUE_TEACHER,
-    units: int = VALUE_UNITS,
-    gate_games: int,
     window: int = DEFAULT_WINDOW,
-    jobs: int = 1,
-    force: bool = False,
-    command: str = "",
-    on_progress: Progress | None = None,
-    on_generation: Callable[[Generation], None] | None = None,
+    run: TrainingRun = DEFAULT_RUN,
+    hooks: ChainHooks = NO_HOOKS,
 ) -> ChainResult:
-    """Run ``generations`` generations (module doc) and write ``OUT`` from the last
-    promoted one. Refuses up front (StrategyError) what :func:`train_value` refuses, a
-    chain without a gate, a window longer than the chain or with more games than one fit
-    holds, and generation files of other settings (without ``force``)."""
-    check_output(out, "--out", force)
-    teach = check_settings(teacher, out, games, units, gate_games)
+    """Run ``generations`` generations (module doc), each fitting and gating a value as
+    ``fit`` says (its seed and teacher the generation's), and write ``OUT`` from the last
+    promoted one. Refuses up front (StrategyError) what
+    :func:`~haggis_sim.training.value_train.train_value` refuses, a chain without a gate
+    (``fit.gate_games`` 0), a window longer than the chain or with more games than one
+    fit holds, and generation files of other settings (without ``run.force``)."""
+    check_output(out, "--out", run.force)
+    teach = check_settings(fit.teacher, out, fit.games, fit.units, fit.gate_games)
+    games, seed = fit.games, fit.seed
     if not 1 <= window <= generations:
         raise StrategyError(f"--window must be 1 to --generations ({generations}), got {window}")
     if window * games > MAX_VALUE_GAMES:
@@ -88,9 +81,10 @@ def train_value_chain(
             f"--window x --games must be at most {MAX_VALUE_GAMES:,} (one fit's games), "
             f"got {window * games:,}"
         )
-    paths = check_chain(out, generations, gate_games)
-    chain: dict[str, Any] = {"seed": seed, "games": games, "window": window, "units": units,
-                             "gate_games": gate_games, "root_teacher": teach.spec}  # fmt: skip
+    paths = check_chain(out, generations, fit.gate_games)
+    chain: dict[str, Any] = {"seed": seed, "games": games, "window": window,
+                             "units": fit.units, "gate_games": fit.gate_games,
+                             "root_teacher": teach.spec}  # fmt: skip
     rows: dict[int, ValueRows] = {}  # generation -> its self-play, while a window holds it
 
     def make(
@@ -105,17 +99,18 @@ def train_value_chain(
         t0 = time.monotonic()
         for j in range(max(1, k - window + 1), k + 1):
             if j not in rows:  # this generation's, or an earlier one's made by another run
-                rows[j] = generate_values(games, generation_seed(seed, j), teachers[j], jobs,
-                                          stage_progress(on_progress,
-                                                         f"generation {j}: self-play"))  # fmt: skip
+                progress = stage_progress(hooks.on_progress, f"generation {j}: self-play")
+                rows[j] = generate_values(
+                    games, generation_seed(seed, j), teachers[j], run.jobs, progress
+                )
         res = fit_and_gate(path, ValueRows.joined([rows[j] for j in sorted(rows)]), champion,
-                           seed=generation_seed(seed, k), games=games, units=units,
-                           gate_games=gate_games, jobs=jobs, force=True, command=command,
+                           replace(fit, seed=generation_seed(seed, k), teacher=champion.spec),
+                           run=replace(run, force=True),
                            play_seconds=round(time.monotonic() - t0, 1),
-                           on_progress=on_progress, stage=f"generation {k}: ",
+                           on_progress=prefixed(hooks.on_progress, f"generation {k}: "),
                            extra={"chain": record})  # fmt: skip
         return res.gates
 
-    return run_chain(out, paths, root=teach, chain=chain, read_provenance=_provenance,
-                     make=make, promoted_spec=candidate_spec, force=force,
-                     on_generation=on_generation)  # fmt: skip
+    kind = GenerationKind(make=make, read_provenance=_provenance, promoted_spec=candidate_spec)
+    return run_chain(out, paths, root=teach, chain=chain, kind=kind, force=run.force,
+                     on_generation=hooks.on_generation)  # fmt: skip

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from strategies import CompiledStrategy, StrategyError
-from strategies.builtin import ROLLOUT_MCTS
 from strategies.learned_model import Hidden
 from strategies.value_features import VALUE_FEATURES
 
@@ -24,12 +23,12 @@ from .gate import MatchResult, gate_generation, promotes, removed_on_exit, trial
 from .model_io import check_output, save_model
 from .positions import check_teacher, combos
 from .provenance import stamp
+from .settings import DEFAULT_RUN, TrainingRun, ValueFit
+from .settings import DEFAULT_VALUE_TEACHER as DEFAULT_VALUE_TEACHER
 from .split import HOLDOUT_EVERY, SPLIT_RULE
-from .value_data import VALUE_UNITS, fit_value, generate_values
+from .value_data import fit_value, generate_values
 from .value_rows import ValueRows
 
-#: generation 1's teacher: the rollout mcts search (greedy rollouts)
-DEFAULT_VALUE_TEACHER = ROLLOUT_MCTS
 MAX_VALUE_GAMES = 50_000  # rows take about 0.1 MB a game; the fit about 3x that
 MAX_VALUE_UNITS = 64
 
@@ -53,30 +52,26 @@ def candidate_spec(teacher: str | CompiledStrategy, model: Path) -> str:
 
 def train_value(
     out: Path,
+    fit: ValueFit,
     *,
-    games: int,
-    seed: int,
-    teacher: str = DEFAULT_VALUE_TEACHER,
-    units: int = VALUE_UNITS,
-    gate_games: int = 0,
-    jobs: int = 1,
-    force: bool = False,
-    command: str = "",
+    run: TrainingRun = DEFAULT_RUN,
     on_progress: Progress | None = None,
 ) -> ValueTrainResult:
-    """Play ``games`` self-play games of ``teacher``, fit the value model, write it to
-    ``out`` and, with ``gate_games``, play the search with it against the teacher
-    (2 players; 3 players, one against two) and record the result in the provenance.
+    """Play ``fit.games`` self-play games of ``fit.teacher``, fit the value model, write
+    it to ``out`` and, with ``fit.gate_games``, play the search with it against the
+    teacher (2 players; 3 players, one against two) and record the result in the
+    provenance.
 
-    Refuses up front (StrategyError) an existing ``out`` without ``force``, a folder that
-    does not exist, and settings that cannot run. ``out`` is written once, at the end
-    (the gate plays a copy beside it, removed afterwards): interrupted, it is as it was."""
-    check_output(out, "--out", force)
-    teach = check_settings(teacher, out, games, units, gate_games)
+    Refuses up front (StrategyError) an existing ``out`` without ``run.force``, a folder
+    that does not exist, and settings that cannot run. ``out`` is written once, at the
+    end (the gate plays a copy beside it, removed afterwards): interrupted, it is as it
+    was."""
+    check_output(out, "--out", run.force)
+    teach = check_settings(fit.teacher, out, fit.games, fit.units, fit.gate_games)
     t0 = time.monotonic()
-    rows = generate_values(games, seed, teacher, jobs, stage_progress(on_progress, "self-play"))
-    return fit_and_gate(out, rows, teach, seed=seed, games=games, units=units,
-                        gate_games=gate_games, jobs=jobs, force=force, command=command,
+    rows = generate_values(fit.games, fit.seed, fit.teacher, run.jobs,
+                           stage_progress(on_progress, "self-play"))  # fmt: skip
+    return fit_and_gate(out, rows, teach, fit, run=run,
                         play_seconds=round(time.monotonic() - t0, 1),
                         on_progress=on_progress)  # fmt: skip
 
@@ -140,35 +135,30 @@ def fit_and_gate(
     out: Path,
     rows: ValueRows,
     teach: CompiledStrategy,
+    fit: ValueFit,
     *,
-    seed: int,
-    games: int,
-    units: int,
-    gate_games: int,
-    jobs: int,
-    force: bool,
-    command: str,
+    run: TrainingRun,
     play_seconds: float,
     on_progress: Progress | None = None,
-    stage: str = "",
     extra: dict[str, Any] | None = None,
 ) -> ValueTrainResult:
-    """Fit the value model to ``rows`` (:func:`fit_value_model`), gate it against
-    ``teach`` with ``gate_games`` (2 and 3 players; 0: no gate, games of ``seed``) and
-    write it to ``out`` with its provenance."""
-    weights, hidden, prov = fit_value_model(rows, teach, seed=seed, games=games, units=units,
-                                            command=command, play_seconds=play_seconds,
-                                            extra=extra)  # fmt: skip
+    """Fit the value model to ``rows`` (the self-play of ``teach``, ``fit.teacher``
+    compiled: :func:`fit_value_model`), gate it against ``teach`` with
+    ``fit.gate_games`` (2 and 3 players; 0: no gate, games of ``fit.seed``) and write
+    it to ``out`` with its provenance (``run.command`` and ``extra`` in it)."""
+    weights, hidden, prov = fit_value_model(rows, teach, seed=fit.seed, games=fit.games,
+                                            units=fit.units, command=run.command,
+                                            play_seconds=play_seconds, extra=extra)  # fmt: skip
     gates: list[MatchResult] = []
-    if gate_games:
+    if fit.gate_games:
         t2 = time.monotonic()
         with ExitStack() as trials:  # the gate's copy, removed however the gate ends
             trial = removed_on_exit(trials, trial_path(out))
             save_model(trial, weights, prov, force=True, hidden=hidden, features=VALUE_FEATURES)
             gates = gate_generation(partial(candidate_spec, teach), trial, out, teach.spec,
-                                    gate_games, seed, jobs, on_progress, stage)  # fmt: skip
+                                    fit.gate_games, fit.seed, run.jobs, on_progress)  # fmt: skip
         prov["gate"] = [g.as_dict() for g in gates]
         prov["promoted"] = promotes(gates)
         prov["gate_seconds"] = round(time.monotonic() - t2, 1)
-    save_model(out, weights, prov, force=force, hidden=hidden, features=VALUE_FEATURES)
+    save_model(out, weights, prov, force=run.force, hidden=hidden, features=VALUE_FEATURES)
     return ValueTrainResult(prov, gates)

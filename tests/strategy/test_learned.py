@@ -28,6 +28,7 @@ from haggis_sim.training.fit import fit, fit_hidden, hidden_scores
 from haggis_sim.training.metrics import top1
 from haggis_sim.training.model_io import model_bytes
 from haggis_sim.training.positions import generate
+from haggis_sim.training.settings import Improvement
 from strategies import StrategyError
 from strategies.builtin import LearnedStrategy
 from strategies.learned_features import (
@@ -409,7 +410,7 @@ def test_ctrl_c_after_the_positions_were_written_says_where_they_are(
     keeps it, and the message says so instead of "nothing written"."""
     import haggis_sim.training.train as learned_train
 
-    def interrupted_in_the_fit(out: Path, **kwargs: Any) -> None:
+    def interrupted_in_the_fit(out: Path, fit: Any, **kwargs: Any) -> None:
         kwargs["data"].write_bytes(b"positions")
         raise KeyboardInterrupt
 
@@ -756,8 +757,8 @@ def test_resume_is_refused_after_the_model_file_changed(tmp_path: Path) -> None:
 
 # --- stage 2: improvement by play -----------------------------------------------------------
 
-IMPROVE = {"seed": 5, "iters": 2, "games": 12, "check_games": 6,
-           "combos": [("classic", 2), ("revised", 3)]}  # fmt: skip
+IMPROVEMENT = Improvement(iters=2, games=12)
+IMPROVE = {"seed": 5, "check_games": 6, "combos": [("classic", 2), ("revised", 3)]}
 
 
 def start_weights() -> dict[str, np.ndarray]:
@@ -769,7 +770,7 @@ def start_weights() -> dict[str, np.ndarray]:
 def improved() -> Any:
     from haggis_sim.training.improve import improve
 
-    return improve(start_weights(), **IMPROVE)  # type: ignore[arg-type]
+    return improve(start_weights(), IMPROVEMENT, **IMPROVE)  # type: ignore[arg-type]
 
 
 def _no_time(info: dict[str, Any]) -> dict[str, Any]:
@@ -779,10 +780,10 @@ def _no_time(info: dict[str, Any]) -> dict[str, Any]:
 def test_stage2_is_deterministic_for_a_seed(improved: Any) -> None:
     from haggis_sim.training.improve import improve
 
-    again = improve(start_weights(), **IMPROVE)  # type: ignore[arg-type]
+    again = improve(start_weights(), IMPROVEMENT, **IMPROVE)  # type: ignore[arg-type]
     assert np.array_equal(improved.weights, again.weights)
     assert _no_time(improved.info) == _no_time(again.info)
-    other = improve(start_weights(), **{**IMPROVE, "seed": 6})  # type: ignore[arg-type]
+    other = improve(start_weights(), IMPROVEMENT, **{**IMPROVE, "seed": 6})  # type: ignore[arg-type]
     assert other.info["history"] != improved.info["history"]  # other deals, other scores
 
 
@@ -790,7 +791,7 @@ def test_stage2_is_deterministic_for_a_seed(improved: Any) -> None:
 def test_stage2_does_not_depend_on_jobs(improved: Any) -> None:
     from haggis_sim.training.improve import improve
 
-    two = improve(start_weights(), **IMPROVE, jobs=2)  # type: ignore[arg-type]
+    two = improve(start_weights(), IMPROVEMENT, **IMPROVE, jobs=2)  # type: ignore[arg-type]
     assert np.array_equal(improved.weights, two.weights)
     assert _no_time(improved.info) == _no_time(two.info)
 
@@ -804,9 +805,9 @@ def test_stage2_never_returns_weights_worse_than_its_start(monkeypatch: Any) -> 
 
     monkeypatch.setattr(LI, "SIGMA0", 1.0)
     monkeypatch.setattr(LI, "SIGMA_RANGE", (1.0, 1.0))
-    settings = {**IMPROVE, "seed": 7, "iters": 8, "games": 2}
+    settings = {**IMPROVE, "seed": 7}
     starts = start_weights()
-    res = LI.improve(starts, **settings)  # type: ignore[arg-type]
+    res = LI.improve(starts, Improvement(iters=8, games=2), **settings)  # type: ignore[arg-type]
     pool = [spec_row(s) for s in LI.POOL]
     sched = schedule(7, (LI.TAG_FINAL,), 8, len(pool), settings["combos"])  # type: ignore[arg-type]
     start = starts[res.info["start_chosen"]]

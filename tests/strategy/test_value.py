@@ -241,13 +241,16 @@ def test_train_value_cli_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
 def test_training_a_value_model_is_reproducible(tmp_path: Path) -> None:
     """Two trainings with the same seed write bit-identical weights (the provenance's date
     aside), with the gate's result recorded; another seed gives other weights."""
+    from dataclasses import replace
+
     from haggis_sim.training.environment import numeric_environment
+    from haggis_sim.training.settings import ValueFit
     from haggis_sim.training.value_train import train_value
 
-    kw = {"games": 10, "teacher": "mcts:iters=4", "units": 3, "gate_games": 6}
-    train_value(tmp_path / "a.npz", seed=5, **kw)  # type: ignore[arg-type]
-    train_value(tmp_path / "b.npz", seed=5, **kw)  # type: ignore[arg-type]
-    train_value(tmp_path / "c.npz", seed=6, **kw)  # type: ignore[arg-type]
+    fit = ValueFit(games=10, seed=5, teacher="mcts:iters=4", units=3, gate_games=6)
+    train_value(tmp_path / "a.npz", fit)
+    train_value(tmp_path / "b.npz", fit)
+    train_value(tmp_path / "c.npz", replace(fit, seed=6))
     # the gate's copy of each model is gone: only the three models are left
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.npz", "b.npz", "c.npz"]
     a, b, c = (load_value_model(tmp_path / f"{k}.npz") for k in "abc")

@@ -5,6 +5,7 @@ OUT and OUT.value.npz are the last promoted generation's two files."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from haggis_sim.training.prior_chain import (
     train_prior_chain,
     value_companion,
 )
+from haggis_sim.training.settings import ImitationFit, TrainingRun
 from haggis_sim.training.train import run_training
 from haggis_sim.training.value_data import value_game
 from haggis_sim.training.value_rows import ValueRecorder
@@ -31,8 +33,7 @@ from strategies.learned_model import load_model, load_value_model
 
 pytestmark = pytest.mark.slow  # joint chains train and gate real generations
 
-TINY: dict[str, Any] = {"games": 10, "teacher": TEACHER, "hidden": 0, "check_games": 2,
-                        "gate_games": 6}  # fmt: skip
+TINY = ImitationFit(games=10, seed=3, teacher=TEACHER, hidden=0, check_games=2)
 TINY_ARGS = ("-n", "10", "--teacher", TEACHER, "--check-games", "2", "--hidden", "0")
 
 
@@ -41,7 +42,7 @@ def test_a_joint_generation_learns_both_models_and_its_search_uses_both(
 ) -> None:
     calls = planted(monkeypatch, 3, {1: 520, 2: 600, 3: 510})  # only generation 2 separates
     out = tmp_path / "m.npz"
-    res = train_prior_chain(out, generations=3, seed=3, value_units=2, **TINY)
+    res = train_prior_chain(out, TINY, generations=3, gate_games=6, value_units=2)
     assert [g.promoted for g in res.generations] == [False, True, False]
     root = res.generations[0].teacher
     assert "value=game" in root
@@ -69,8 +70,7 @@ def test_a_joint_generation_learns_both_models_and_its_search_uses_both(
     assert value["gate"] == prior["gate"] and value["promoted"] is prior["promoted"] is True
     assert [g["candidate"] for g in prior["gate"]] == [joint_candidate_spec(root, gen2)] * 2
     # the first generation's prior is what train without --generations fits
-    single = run_training(tmp_path.parent / "single.npz", seed=3, games=10,
-                          teacher=TEACHER, hidden=0, check_games=2)  # fmt: skip
+    single = run_training(tmp_path.parent / "single.npz", TINY)
     assert np.array_equal(load_model(generation_path(out, 1)).weights, single.weights)
 
 
@@ -112,17 +112,19 @@ def test_plain_and_joint_chains_do_not_take_each_others_files(
 ) -> None:
     planted(monkeypatch, 5, {})
     out = tmp_path / "m.npz"
-    train_prior_chain(out, generations=2, seed=5, **TINY)
+    fit = replace(TINY, seed=5)
+    train_prior_chain(out, fit, generations=2, gate_games=6)
     gen1 = generation_path(out, 1).read_bytes()
     with pytest.raises(StrategyError, match="other settings"):
-        train_prior_chain(out, generations=2, seed=5, value_units=2, **TINY)
+        train_prior_chain(out, fit, generations=2, gate_games=6, value_units=2)
     assert generation_path(out, 1).read_bytes() == gen1
-    res = train_prior_chain(out, generations=2, seed=5, value_units=2, force=True, **TINY)
+    res = train_prior_chain(out, fit, generations=2, gate_games=6, value_units=2,
+                            run=TrainingRun(force=True))  # fmt: skip
     assert [g.resumed for g in res.generations] == [False, False]
     assert value_companion(generation_path(out, 2)).exists()
     with pytest.raises(StrategyError, match="other settings"):
-        train_prior_chain(out, generations=2, seed=5, **TINY)
-    again = train_prior_chain(out, generations=2, seed=5, value_units=2, **TINY)
+        train_prior_chain(out, fit, generations=2, gate_games=6)
+    again = train_prior_chain(out, fit, generations=2, gate_games=6, value_units=2)
     assert [g.resumed for g in again.generations] == [True, True]
 
 
@@ -164,14 +166,14 @@ def test_a_gate_removes_the_copies_it_wrote_and_no_other_file(
     out = tmp_path / "m.npz"
     trial = trial_path(generation_path(out, 1))  # generation 1's gate is interrupted
     with pytest.raises(KeyboardInterrupt):
-        train_prior_chain(out, generations=2, seed=3, value_units=2, **TINY)
+        train_prior_chain(out, TINY, generations=2, gate_games=6, value_units=2)
     assert sorted(seen) == sorted([trial.name, value_companion(trial).name])
     assert list(tmp_path.iterdir()) == []
     seen.clear()
     bystander = value_companion(trial)
     bystander.write_bytes(b"not the chain's")
     with pytest.raises(KeyboardInterrupt):
-        train_prior_chain(out, generations=2, seed=3, **TINY)
+        train_prior_chain(out, TINY, generations=2, gate_games=6)
     assert sorted(seen) == sorted([trial.name, bystander.name])
     assert [p.name for p in tmp_path.iterdir()] == [bystander.name]
     assert bystander.read_bytes() == b"not the chain's"

@@ -5,16 +5,17 @@ first generation is plain ``train``, and an interrupted chain resumes."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 from chain_helpers import TEACHER, planted
 from cli_helpers import invoke, one_line_error
 
-from haggis_sim.training.chain import Generation, generation_path, generation_seed
+from haggis_sim.training.chain import ChainHooks, Generation, generation_path, generation_seed
 from haggis_sim.training.prior_chain import prior_candidate_spec, train_prior_chain
+from haggis_sim.training.settings import ImitationFit, TrainingRun
 from haggis_sim.training.train import run_training
 from strategies import StrategyError
 from strategies.learned_model import load_model
@@ -22,8 +23,7 @@ from strategies.learned_model import load_model
 pytestmark = pytest.mark.slow  # prior chains train and gate real generations
 
 # linear models (hidden 0) fit in a second; the command's own test fits a hidden layer
-TINY: dict[str, Any] = {"games": 10, "teacher": TEACHER, "hidden": 0, "check_games": 2,
-                        "gate_games": 6}  # fmt: skip
+TINY = ImitationFit(games=10, seed=3, teacher=TEACHER, hidden=0, check_games=2)
 TINY_ARGS = ("-n", "10", "--teacher", TEACHER, "--check-games", "2")
 
 
@@ -33,7 +33,9 @@ def test_the_champion_changes_only_when_the_gate_shows_the_new_prior_stronger(
     calls = planted(monkeypatch, 3, {1: 520, 2: 600, 3: 510})  # only generation 2 separates
     out = tmp_path / "m.npz"
     seen: list[Generation] = []
-    res = train_prior_chain(out, generations=3, seed=3, on_generation=seen.append, **TINY)
+    res = train_prior_chain(
+        out, TINY, generations=3, gate_games=6, hooks=ChainHooks(on_generation=seen.append)
+    )
     assert [g.promoted for g in res.generations] == [False, True, False]
     assert [g.number for g in seen] == [1, 2, 3]
     root = res.generations[0].teacher
@@ -72,19 +74,18 @@ def test_a_chain_is_fixed_by_its_seed_and_its_first_generation_is_train(
     whole, cut = tmp_path / "whole", tmp_path / "cut"
     whole.mkdir()
     cut.mkdir()
-    train_prior_chain(whole / "m.npz", generations=3, seed=4, **TINY)
-    single = run_training(tmp_path / "single.npz", seed=4, games=10, teacher=TEACHER,
-                          hidden=0, check_games=2)  # fmt: skip
+    train_prior_chain(whole / "m.npz", replace(TINY, seed=4), generations=3, gate_games=6)
+    single = run_training(tmp_path / "single.npz", replace(TINY, seed=4))
 
     def stop_after_two(gen: Generation) -> None:
         if gen.number == 2:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        train_prior_chain(cut / "m.npz", generations=3, seed=4, on_generation=stop_after_two,
-                          **TINY)  # fmt: skip
+        train_prior_chain(cut / "m.npz", replace(TINY, seed=4), generations=3, gate_games=6,
+                          hooks=ChainHooks(on_generation=stop_after_two))  # fmt: skip
     assert sorted(p.name for p in cut.iterdir()) == ["m.gen1.npz", "m.gen2.npz"]
-    again = train_prior_chain(cut / "m.npz", generations=3, seed=4, **TINY)
+    again = train_prior_chain(cut / "m.npz", replace(TINY, seed=4), generations=3, gate_games=6)
     assert [g.resumed for g in again.generations] == [True, True, False]
     assert [g.promoted for g in again.generations] == [False, True, False]
     assert f"model={generation_path(cut / 'm.npz', 2).resolve()}," in again.generations[2].teacher
@@ -159,12 +160,12 @@ def test_a_file_of_other_settings_is_kept_unless_forced(
     mine = generation_path(out, 2)
     mine.write_bytes(b"mine")
     with pytest.raises(StrategyError, match="--force"):
-        train_prior_chain(out, generations=2, seed=3, **TINY)
+        train_prior_chain(out, TINY, generations=2, gate_games=6)
     assert mine.read_bytes() == b"mine" and not generation_path(out, 1).exists()
     # the files of a finished chain are refused to a chain of other settings
-    train_prior_chain(out, generations=2, seed=3, force=True, **TINY)
+    train_prior_chain(out, TINY, generations=2, gate_games=6, run=TrainingRun(force=True))
     with pytest.raises(StrategyError, match="other settings"):
-        train_prior_chain(out, generations=2, seed=3, **{**TINY, "gate_games": 7})
+        train_prior_chain(out, TINY, generations=2, gate_games=7)
 
 
 @pytest.mark.parametrize(
@@ -176,5 +177,5 @@ def test_a_chain_of_one_generation_or_too_many_is_refused_as_such(
     """The API's chain has two generations or more (the commands train one model
     without a chain for --generations 1); the refusal says which bound, before any game."""
     with pytest.raises(StrategyError, match=words):
-        train_prior_chain(tmp_path / "m.npz", generations=generations, seed=3, **TINY)
+        train_prior_chain(tmp_path / "m.npz", TINY, generations=generations, gate_games=6)
     assert list(tmp_path.iterdir()) == []

@@ -9,8 +9,8 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -18,7 +18,8 @@ from chain_helpers import TEACHER, planted
 from cli_helpers import invoke, one_line_error
 
 from haggis_sim.training import value_chain, value_train
-from haggis_sim.training.chain import Generation, generation_path, generation_seed
+from haggis_sim.training.chain import ChainHooks, Generation, generation_path, generation_seed
+from haggis_sim.training.settings import TrainingRun, ValueFit
 from haggis_sim.training.value_chain import train_value_chain
 from haggis_sim.training.value_train import train_value
 from strategies import StrategyError
@@ -26,7 +27,7 @@ from strategies.learned_model import load_value_model
 
 pytestmark = pytest.mark.slow  # value chains train and gate real generations
 
-TINY: dict[str, Any] = {"games": 10, "teacher": TEACHER, "units": 3, "gate_games": 6}
+TINY = ValueFit(games=10, seed=3, teacher=TEACHER, units=3, gate_games=6)
 
 
 def test_the_champion_changes_only_when_the_gate_shows_the_new_search_stronger(
@@ -35,7 +36,7 @@ def test_the_champion_changes_only_when_the_gate_shows_the_new_search_stronger(
     calls = planted(monkeypatch, 3, {1: 520, 2: 600, 3: 510})  # only generation 2 separates
     out = tmp_path / "v.npz"
     seen: list[Generation] = []
-    res = train_value_chain(out, generations=3, seed=3, on_generation=seen.append, **TINY)
+    res = train_value_chain(out, TINY, generations=3, hooks=ChainHooks(on_generation=seen.append))
     assert [g.promoted for g in res.generations] == [False, True, False]
     assert [g.number for g in seen] == [1, 2, 3]
     root = res.generations[0].teacher
@@ -85,18 +86,19 @@ def test_a_chain_is_fixed_by_its_seed_and_its_first_generation_is_train_value(
     single = tmp_path / "single.npz"
     whole.mkdir()
     cut.mkdir()
-    full = train_value_chain(whole / "v.npz", generations=3, seed=4, window=2, **TINY)
-    train_value(single, seed=4, **TINY)
+    fit = replace(TINY, seed=4)
+    full = train_value_chain(whole / "v.npz", fit, generations=3, window=2)
+    train_value(single, fit)
 
     def stop_after_two(gen: Generation) -> None:
         if gen.number == 2:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        train_value_chain(cut / "v.npz", generations=3, seed=4, window=2,
-                          on_generation=stop_after_two, **TINY)  # fmt: skip
+        train_value_chain(cut / "v.npz", fit, generations=3, window=2,
+                          hooks=ChainHooks(on_generation=stop_after_two))  # fmt: skip
     assert sorted(p.name for p in cut.iterdir()) == ["v.gen1.npz", "v.gen2.npz"]
-    again = train_value_chain(cut / "v.npz", generations=3, seed=4, window=2, **TINY)
+    again = train_value_chain(cut / "v.npz", fit, generations=3, window=2)
     assert [g.resumed for g in again.generations] == [True, True, False]
     assert [g.promoted for g in again.generations] == [g.promoted for g in full.generations]
     counts = [[[(m.players, m.games, m.wins) for m in g.gates] for g in r.generations]
@@ -151,17 +153,17 @@ def test_a_file_of_other_settings_is_kept_unless_forced(
     mine = generation_path(out, 2)
     mine.write_bytes(b"mine")
     with pytest.raises(StrategyError, match="--force"):
-        train_value_chain(out, generations=2, seed=3, **TINY)
+        train_value_chain(out, TINY, generations=2)
     assert mine.read_bytes() == b"mine" and not generation_path(out, 1).exists()
     # a generation of the same chain but another seed is not taken as done either
     other = tmp_path / "o.npz"
-    train_value_chain(other, generations=2, seed=3, **TINY)
+    train_value_chain(other, TINY, generations=2)
     moved = generation_path(out, 1)
     moved.write_bytes(generation_path(other, 1).read_bytes())
     mine.unlink()
     with pytest.raises(StrategyError, match="other settings"):
-        train_value_chain(out, generations=2, seed=9, **TINY)
-    res = train_value_chain(out, generations=2, seed=9, force=True, **TINY)
+        train_value_chain(out, replace(TINY, seed=9), generations=2)
+    res = train_value_chain(out, replace(TINY, seed=9), generations=2, run=TrainingRun(force=True))
     assert not res.generations[0].resumed
     assert load_value_model(moved).provenance["chain"]["seed"] == 9
 
