@@ -9,9 +9,14 @@ seating play the same deals and their differences are paired game by game.
 
 The package has one module per job, lowest first:
 
-- :mod:`.schema`: the file's tables as strict pydantic models, and their error sentences;
-- :mod:`.spec`: the frozen records (:class:`Experiment`, :class:`Arm`,
-  :class:`Population`, :class:`StudySpec`) and the loader that validates a file into them;
+- :mod:`.schema`: how a file's table is validated into its record, and the one-line
+  error sentences;
+- :mod:`.labels`: short specs and labels of swapped players;
+- :mod:`.arms`, :mod:`.populations`, :mod:`.studies_spec`: the records of an arm (and the
+  grid), a population and a study, each one frozen pydantic dataclass that a table is
+  validated into, with their checks across keys;
+- :mod:`.spec`: the :class:`Experiment` record and the loader that validates a file
+  into it;
 - :mod:`.folder`: the output folder, its marker and the files the experiment owns;
 - :mod:`.verdicts`: the wording of results, and whether an answer holds across populations;
 - :mod:`.summary`: the numbers (``summary.json``);
@@ -22,11 +27,14 @@ The package has one module per job, lowest first:
 
 from __future__ import annotations
 
+from .arms import Arm
 from .folder import check_experiment_out
 from .markdown import summary_markdown
 from .play import run_experiment
+from .populations import Population
 from .schema import MARKER, ExperimentError
-from .spec import Arm, Experiment, Population, StudySpec, load_experiment, parse_experiment
+from .spec import Experiment, load_experiment, parse_experiment
+from .studies_spec import StudySpec
 from .summary import summarize
 from .verdicts import (
     ROW_HEADER,

@@ -46,8 +46,9 @@ from ..analytics.compare import (
     same_deals,
 )
 from ..runner.seating import base_entries
+from .arms import Arm
 from .separation import num
-from .spec import Arm, Experiment, population_experiment
+from .spec import Experiment, population_experiment
 from .summary import nan_to_none
 
 

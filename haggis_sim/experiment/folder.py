@@ -20,8 +20,9 @@ from .. import __version__, outputs
 from ..inputs import read_text_regular
 from ..logs.manifest import MANIFEST, read_manifest
 from ..runner.run import stale_seating
+from .arms import Arm
 from .schema import MARKER, OWN_FILES, ExperimentError
-from .spec import Arm, Experiment, population_experiment
+from .spec import Experiment, population_experiment
 
 # run settings that must match for a finished arm folder to count as this arm
 MATCH_KEYS = ("strategies", "games", "rules", "seed", "seats", "log_moves")  # decide the games

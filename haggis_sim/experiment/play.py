@@ -25,13 +25,14 @@ from ..inputs import read_text_regular
 from ..logs.manifest import Manifest, load_manifest
 from ..runner.run import execute, extend
 from ..stats import games_for_half_width
+from .arms import Arm
 from .balance import balance_table
 from .defaults import stale_defaults
 from .folder import arm_runs, arm_state, check_experiment_out, save_marker, write_own
 from .markdown import summary_markdown
 from .page import compare_page, populations_compare_page, write_experiment_page
 from .schema import ExperimentError
-from .spec import Arm, Experiment
+from .spec import Experiment
 from .studies import run_studies
 from .summary import (
     budget_games,

@@ -1,10 +1,15 @@
-"""The tables of an experiment file, as pydantic models, and their one-line errors.
+"""How a table of an experiment file is validated into its record, and the one-line errors.
 
 Each TOML table (the top level, an ``[[arms]]`` entry, ``[grid]``, a ``[[populations]]``
-entry, a ``[[studies]]`` entry) has a strict model here that forbids unknown keys and
-checks every key's type and every value that can be judged on its own. What needs the
-other keys (rules built from a preset and flags, strategy specs, arm and population names
-compared with each other) is checked by :mod:`.spec` on the validated tables.
+entry, a ``[[studies]]`` entry) is read into one frozen record, a pydantic dataclass
+deriving from :class:`Table` (:class:`.spec.Experiment`, :class:`.arms.Arm`,
+:class:`.arms.Grid`, :class:`.populations.Population`, :class:`.studies_spec.StudySpec`).
+:func:`validate` refuses unknown keys, checks every key's type and every value that can be
+judged on its own, and runs the record's resolution of what needs several keys (rules
+built from a preset and its flags, canonical strategy specs); a key the file writes in
+another form than the record holds (a preset name for :class:`~haggis_sim.rules.Rules`, a
+list of tables for the arms) carries :class:`Written`. A record built in code (or by
+:func:`dataclasses.replace`) holds its values as given.
 
 A :class:`pydantic.ValidationError` never reaches the user: :func:`validate` turns its
 first error into the :class:`ExperimentError` sentence the file's author reads, naming
@@ -19,28 +24,36 @@ import re
 import types
 import unicodedata
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin
+from typing import Annotated, Any, ClassVar, Literal, Protocol, TypeVar, Union, get_args, get_origin
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
     ValidationError,
-    model_validator,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
 )
-from pydantic_core import ErrorDetails, PydanticCustomError
+from pydantic.fields import FieldInfo
+from pydantic_core import (
+    ArgsKwargs,
+    CoreSchema,
+    ErrorDetails,
+    PydanticCustomError,
+    SchemaValidator,
+    core_schema,
+)
 
 from strategies.analysis import PRIORS, VALUES
 
 from ..analytics.compare import METRICS
-from ..counterfactual.decisions import MAX_POSITIONS, MAX_SAMPLES, SEED_LIMIT, StudySettings
+from ..counterfactual.decisions import SEED_LIMIT
 from ..errors import InputError
 from ..presets import PRESETS
 from ..rules import Rules
 from ..runner.run import MAX_GAMES
-from ..runner.seating import SEAT_MODES
-from .followed import DEFAULT_BASES, DEFAULT_GAMES
 
 
 class ExperimentError(InputError):
@@ -73,7 +86,7 @@ class Says:
     item: str | None = None
 
 
-def _choice(choices: tuple[Any, ...]) -> AfterValidator:
+def choice(choices: tuple[Any, ...]) -> AfterValidator:
     """A value that must be one of ``choices`` (its key's :class:`Says` tells the user)."""
 
     def check(value: Any) -> Any:
@@ -121,7 +134,7 @@ def _seed(value: int) -> int:
     return value
 
 
-def _at_most(key: str, most: int) -> AfterValidator:
+def at_most(key: str, most: int) -> AfterValidator:
     """A study number no larger than ``most`` (the memory a study may take)."""
 
     def check(value: int) -> int:
@@ -217,31 +230,80 @@ def _chunk_size(value: int) -> int:
     return value
 
 
-class Table(BaseModel):
-    """A TOML table: strict types (no ``"3"`` for 3, no ``true`` for 1), no unknown keys.
+class Written:
+    """A key a file writes in another form than its record holds (a preset name where the
+    record holds :class:`~haggis_sim.rules.Rules`, a list of tables where it holds arms).
+
+    In a file's table (:func:`validate`) the value is checked as ``form`` and kept so, for
+    the record's resolution to turn into what the record holds; a record built in code is
+    given that already, and it is kept as given."""
+
+    def __init__(self, form: Any) -> None:
+        self.form = form
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        def check(value: Any, form: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+            return form(value) if info.context is not None else value
+
+        return core_schema.with_info_wrap_validator_function(
+            check, handler.generate_schema(self.form)
+        )
+
+
+def _listed(value: Any) -> Any:
+    """A TOML list as the tuple a record holds (anything else is left for the type check)."""
+    return tuple(value) if isinstance(value, list) else value
+
+
+Listed = BeforeValidator(_listed)
+
+
+class _TableKeys:
+    """A record's keys in a file's table: its fields but those the loader sets (``LOADED``),
+    by name (pydantic's ``model_fields``)."""
+
+    def __get__(self, record: object, cls: type[Table]) -> dict[str, FieldInfo]:
+        return {k: f for k, f in cls.__pydantic_fields__.items() if k not in cls.LOADED}
+
+
+class Table:
+    """The record of a TOML table: a frozen pydantic dataclass with strict types (no ``"3"``
+    for 3, no ``true`` for 1) and no unknown keys.
 
     ``SHOWN`` lists the keys in the order the unknown-key sentence (``UNKNOWN``) names
     them; of several unknown keys it names the first in the file, or with ``SORTED`` the
-    first in sorted order. A missing key of ``REQUIRED`` is named in that order."""
+    first in sorted order. A missing key of ``REQUIRED`` is named in that order; of
+    several wrong values, the first in ``CHECKED`` order (default: the fields' order)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
     SHOWN: ClassVar[tuple[str, ...]]
     REQUIRED: ClassVar[tuple[str, ...]] = ()
+    CHECKED: ClassVar[tuple[str, ...]] = ()
+    LOADED: ClassVar[tuple[str, ...]] = ()  # fields no table gives: the loader sets them
     UNKNOWN: ClassVar[str] = "unknown key {key!r}; allowed keys: {keys}"
     SORTED: ClassVar[bool] = False
+    model_fields: ClassVar[_TableKeys] = _TableKeys()
+    __pydantic_fields__: ClassVar[dict[str, FieldInfo]]
+    __pydantic_validator__: ClassVar[SchemaValidator]
 
+
+#: the pydantic configuration of every record
+RECORD = ConfigDict(strict=True, extra="forbid")
 
 Players = Annotated[Literal[2, 3], Says("'players' must be 2 or 3, got {value!r}")]
 Preset = Annotated[
-    str, _choice(tuple(PRESETS)),
+    str, choice(tuple(PRESETS)),
     Says(f"unknown rules preset {{value!r}} (key 'rules'); known: {', '.join(PRESETS)}"),
 ]  # fmt: skip
 Strategies = Annotated[
-    list[str], Field(min_length=1),
+    tuple[str, ...], Listed, Field(min_length=1),
     Says("key 'strategies' must be a non-empty list of strategy specs, got {value!r}"),
 ]  # fmt: skip
-
-
+Games = Annotated[int, AfterValidator(_positive)]
+Label = Annotated[
+    str, AfterValidator(_label), Says("'label' must be a text (a short name), got {value!r}")
+]
 Precision = Annotated[
     float | None, AfterValidator(_precision),
     Says("'precision' must be a number (the 95% half-width to reach), got {value!r}"),
@@ -250,222 +312,93 @@ Budget = Annotated[
     int | None, AfterValidator(_budget),
     Says("'budget' must be a whole number of games per arm, got {value!r}"),
 ]  # fmt: skip
+Tables = list[dict[str, Any]]  # an array of tables ([[arms]]) as a file writes it
+FolderName = Annotated[str, AfterValidator(_folder_name)]
+PopulationName = Annotated[str, AfterValidator(_population_name)]
+Question = Annotated[str, AfterValidator(_question)]
+Seed = Annotated[int, AfterValidator(_seed)]
+ChunkSize = Annotated[int, AfterValidator(_chunk_size)]
+StudySeed = Annotated[
+    int, AfterValidator(_study_seed), Says("'seed' must be a whole number >= 1, got {value!r}")
+]
+Tolerance = Annotated[
+    float | dict[str, float] | None, AfterValidator(_tolerance),
+    Says("'tolerance' must be a number or a table of METRIC = number, got {value!r}"),
+]  # fmt: skip
 
 
-class ExperimentTable(Table):
-    """The top level of an experiment file (fields in the order they are checked)."""
+class BaseSetup(Protocol):
+    """What the arms, the grid and the populations read of the experiment they belong
+    to (an :class:`.spec.Experiment`): its base setup and the keys that bound them."""
 
-    SHOWN = (
-        "name", "question", "games", "seed", "players", "rules", "rule", "strategies", "seats",
-        "metric", "goal", "entry", "also", "log_moves", "chunk_size", "precision", "budget",
-        "arms", "grid", "populations", "studies", "balance", "ladder", "tolerance", "axis",
-    )  # fmt: skip
-    REQUIRED = ("name", "question", "games", "strategies", "metric")
-
-    name: Annotated[str, AfterValidator(_folder_name)]
-    question: Annotated[str, AfterValidator(_question)]
-    games: Annotated[int, AfterValidator(_positive)]
-    seed: Annotated[int, AfterValidator(_seed)] = 0
-    players: Players = 2
-    seats: Annotated[
-        str, _choice(SEAT_MODES), Says("'seats' must be rotate or fixed, got {value!r}")
-    ] = "rotate"
-    metric: Annotated[
-        str, _choice(tuple(METRICS)),
-        Says(f"unknown metric {{value!r}}; known: {', '.join(METRICS)}"),
-    ]  # fmt: skip
-    also: Annotated[
-        list[Annotated[str, _choice(tuple(METRICS))]],
-        Says("'also' must be a list of metrics, got {value!r}",
-             item=f"unknown metric {{value!r}} in 'also'; known: {', '.join(METRICS)}"),
-    ] = []  # fmt: skip
-    goal: Annotated[str, _choice(GOALS), Says("'goal' must be max or min, got {value!r}")] = "max"
-    entry: int = 0
-    log_moves: bool = True
-    balance: bool = False
-    chunk_size: Annotated[int, AfterValidator(_chunk_size)] = 0
-    precision: Precision = None
-    budget: Budget = None
-    rules: Preset = "revised"
-    rule: Annotated[
-        dict[str, Any], Says("'rule' must be a table of FLAG = VALUE, got {value!r}")
-    ] = {}
-    strategies: Strategies
-    arms: Annotated[list[dict[str, Any]], Says("'arms' must be an array of tables ([[arms]])")] = []
-    grid: Annotated[dict[str, Any] | None, Says("[grid]: must be a table")] = None
-    populations: Annotated[
-        list[dict[str, Any]] | None,
-        Says("'populations' must be an array of tables ([[populations]])"),
-    ] = None
-    studies: Annotated[
-        list[dict[str, Any]] | None, Says("'studies' must be an array of tables ([[studies]])")
-    ] = None
-    ladder: bool = False
-    axis: (
-        Annotated[str, Says("'axis' must be a text (what the arms' 'at' measure), got {value!r}")]
-        | None
-    ) = None
-    tolerance: Annotated[
-        float | dict[str, float] | None, AfterValidator(_tolerance),
-        Says("'tolerance' must be a number or a table of METRIC = number, got {value!r}"),
-    ] = None  # fmt: skip
-
-
-class ArmTable(Table):
-    """One ``[[arms]]`` entry: what the arm changes of the base setup (``None``: keeps it)."""
-
-    SHOWN = ("name", "strategies", "rules", "players", "rule", "label", "head_to_head", "at")
-    REQUIRED = ("name",)
-
-    label: (
-        Annotated[
-            str,
-            AfterValidator(_label),
-            Says("'label' must be a text (a short name), got {value!r}"),
-        ]
-        | None
-    ) = None
-    head_to_head: Annotated[bool, Says("'head_to_head' must be true or false, got {value!r}")] = (
-        False
-    )
-    at: (
-        Annotated[float, Says("'at' must be a number (the arm's place on the axis), got {value!r}")]
-        | None
-    ) = None
-
-    players: Players | None = None
-    rule: Annotated[dict[str, Any], Says("'rule' must be a table of FLAG = VALUE")] = {}
-    rules: Preset | None = None
-    strategies: Strategies | None = None
-    name: str
-
-
-class GridTable(Table):
-    """``[grid]``: one strategy parameter (``param``) or one rule flag swept over ``values``."""
-
-    SHOWN = ("param", "rule", "values", "entry")
-
-    values: Annotated[
-        list[Any], Field(min_length=1, validate_default=True),
-        Says("'values' must be a non-empty list"),
-    ] = None  # type: ignore[assignment]  # validated: a missing list is refused  # fmt: skip
-    param: str | None = None
-    entry: int | None = None
-    rule: str | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _one_sweep(cls, data: Any) -> Any:
-        """Exactly one of ``param`` and ``rule`` (asked before the values; an unknown key
-        is named first)."""
-        known = isinstance(data, dict) and set(data) <= set(cls.SHOWN)
-        if known and ("param" in data) == ("rule" in data):
-            raise ValueError("give exactly one of 'param' (strategy) or 'rule' (flag)")
-        return data
-
-
-class PopulationTable(Table):
-    """One ``[[populations]]`` entry: a name, games per arm, strategy swaps or the
-    strategies every arm plays instead of its own, and the population's own precision and
-    budget (over the experiment's)."""
-
-    SHOWN = ("name", "games", "swap", "strategies", "precision", "budget")
-    REQUIRED = ("name",)
-
-    name: Annotated[str, AfterValidator(_population_name)]
-    games: Annotated[int, AfterValidator(_positive)] | None = None
-    swap: Annotated[
-        dict[str, Any], Says("'swap' must be a table of SPEC = SPEC, got {value!r}")
-    ] = {}
-    strategies: Strategies | None = None
-    precision: Precision = None
-    budget: Budget = None
-
-
-_STUDY_NUMBER = "'{key}' must be a whole number >= 1, got {{value!r}}"
-
-
-class StudyTable(Table):
-    """One ``[[studies]]`` entry (the arm and population are checked against the others)."""
-
-    SHOWN = (
-        "kind", "arm", "population", "positions", "min_per_bin", "samples", "value", "prior",
-        "seed", "followed_games", "followed_bases",
-    )  # fmt: skip
-    UNKNOWN = "unknown key {key!r}; known: {keys}"
-    SORTED = True
-
-    kind: Annotated[
-        str, _choice(STUDY_KINDS), Field(validate_default=True),
-        Says(f"'kind' must be one of {', '.join(STUDY_KINDS)}, got {{value!r}}"),
-    ] = None  # type: ignore[assignment]  # validated: a missing kind is refused  # fmt: skip
-    arm: Any = None
-    population: Any = None
-    positions: Annotated[
-        int, Field(ge=1), _at_most("positions", MAX_POSITIONS),
-        Says(_STUDY_NUMBER.format(key="positions")),
-    ] = StudySettings.positions  # fmt: skip
-    min_per_bin: Annotated[
-        int, Field(ge=0), _at_most("min_per_bin", MAX_POSITIONS),
-        Says("'min_per_bin' must be a whole number >= 0, got {value!r}"),
-    ] = StudySettings.min_per_bin  # fmt: skip
-    value: Annotated[
-        str, _choice(STUDY_VALUES),
-        Says(f"'value' must be one of {', '.join(STUDY_VALUES)}, got {{value!r}}"),
-    ] = StudySettings.value  # fmt: skip
-    prior: Annotated[
-        str, _choice(STUDY_PRIORS),
-        Says(f"'prior' must be one of {', '.join(STUDY_PRIORS)}, got {{value!r}}"),
-    ] = StudySettings.prior  # fmt: skip
-    samples: Annotated[
-        int, Field(ge=1), _at_most("samples", MAX_SAMPLES),
-        Says(_STUDY_NUMBER.format(key="samples")),
-    ] = StudySettings.samples  # fmt: skip
-    seed: Annotated[
-        int | None, AfterValidator(_study_seed), Says(_STUDY_NUMBER.format(key="seed"))
-    ] = None
-    followed_games: Annotated[
-        int, Field(ge=0), _at_most("followed_games", MAX_GAMES),
-        Says("'followed_games' must be a whole number >= 0 (games per base each line with "
-             "advice is followed in play; 0: not tested), got {value!r}"),
-    ] = DEFAULT_GAMES  # fmt: skip
-    followed_bases: Annotated[
-        list[str], Says("'followed_bases' must be a list of strategy specs, got {value!r}")
-    ] = list(DEFAULT_BASES)
+    @property
+    def strategies(self) -> tuple[str, ...]: ...
+    @property
+    def rules(self) -> str: ...
+    @property
+    def rule(self) -> dict[str, Any]: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def entry(self) -> int: ...
+    @property
+    def metric(self) -> str: ...
+    @property
+    def also(self) -> tuple[str, ...]: ...
+    @property
+    def axis(self) -> str | None: ...
+    @property
+    def games(self) -> int: ...
+    @property
+    def seats(self) -> str: ...
+    @property
+    def precision(self) -> float | None: ...
+    @property
+    def budget(self) -> int | None: ...
 
 
 T = TypeVar("T", bound=Table)
 
 
-def validate(model: type[T], table: dict[str, Any], where: str) -> T:
-    """``table`` as ``model``; ExperimentError with the first problem's sentence otherwise.
+def validate(model: type[T], table: dict[str, Any], where: str, **given: Any) -> T:
+    """``table`` as a ``model`` record; ExperimentError with the first problem's sentence
+    otherwise (``where`` leads it: the file, the table).
 
-    First an unknown key, then a missing required key, then the first key in the model's
-    field order whose value is wrong (see :class:`Table`)."""
+    First an unknown key, then a missing required key, then the first wrong value (see
+    :class:`Table`), then what the record's resolution refuses. ``given``: values the
+    resolution reads (``base``: the experiment an arm is read over) or ``LOADED`` fields."""
+    unknown = [str(k) for k in table if k not in model.model_fields]
+    if unknown:
+        key = min(unknown) if model.SORTED else unknown[0]
+        raise ExperimentError(where + model.UNKNOWN.format(key=key, keys=", ".join(model.SHOWN)))
+    for key in model.REQUIRED:
+        if key not in table:
+            raise ExperimentError(f"{where}missing required key {key!r}")
+    loaded = {k: v for k, v in given.items() if k in model.LOADED}
+    context = {"table": table, **{k: v for k, v in given.items() if k not in loaded}}
+    record = object.__new__(model)  # validated in place, as its __init__ does
     try:
-        return model.model_validate(table)
+        model.__pydantic_validator__.validate_python(
+            ArgsKwargs((), {**table, **loaded}), self_instance=record, context=context
+        )
     except ValidationError as exc:
         raise ExperimentError(where + _sentence(model, table, exc.errors())) from None
+    return record
 
 
 def _sentence(model: type[Table], table: dict[str, Any], errors: list[ErrorDetails]) -> str:
     """The sentence for the first of pydantic's ``errors`` (without the where prefix)."""
-    unknown = [str(e["loc"][0]) for e in errors if e["type"] == "extra_forbidden"]
-    if unknown:
-        key = min(unknown) if model.SORTED else unknown[0]
-        return model.UNKNOWN.format(key=key, keys=", ".join(model.SHOWN))
-    missing = {str(e["loc"][0]) for e in errors if e["type"] == "missing"}
-    for key in model.REQUIRED:
-        if key in missing:
-            return f"missing required key {key!r}"
-    error = errors[0]
-    if error["type"] == "value_error":  # our own check's sentence
+    order = model.CHECKED or tuple(model.model_fields)
+    rank = {key: i for i, key in enumerate(order)}
+    error = min(errors, key=lambda e: rank.get(str(e["loc"][0]), len(rank)) if e["loc"] else -1)
+    if error["type"] == "value_error":  # our own check's sentence, or the resolution's
         return str(error["ctx"]["error"])
     key = str(error["loc"][0])
     field = model.model_fields[key]
+    form = next((m.form for m in field.metadata if isinstance(m, Written)), None)
     says = next((m for m in field.metadata if isinstance(m, Says)), None)
     if says is None:
-        says = _says_in(field.annotation)
+        says = _says_in(field.annotation if form is None else form)
     value = table.get(key)  # the whole value, also for an error in one of its elements
     if says is None:
         return f"key {key!r} must be {_kind(field.annotation)}, got {value!r}"
@@ -475,8 +408,9 @@ def _sentence(model: type[Table], table: dict[str, Any], errors: list[ErrorDetai
 
 
 def _says_in(annotation: Any) -> Says | None:
-    """The :class:`Says` of an optional key (``Annotated[...] | None`` keeps it inside)."""
-    for arg in get_args(annotation):
+    """The :class:`Says` of a written form or an optional key (``Annotated[...] | None``
+    keeps it inside)."""
+    for arg in (annotation, *get_args(annotation)):
         if get_origin(arg) is Annotated:
             found = [m for m in arg.__metadata__ if isinstance(m, Says)]
             if found:
@@ -493,7 +427,7 @@ def _kind(annotation: Any) -> str:
     return str(getattr(annotation, "__name__", annotation))
 
 
-def check_flags(flags: dict[str, Any], where: str) -> None:
+def check_flags(flags: dict[str, Any], where: str = "") -> None:
     """ExperimentError for a rule flag name :class:`Rules` does not know."""
     known = Rules.flag_names()
     for key in flags:
@@ -501,3 +435,13 @@ def check_flags(flags: dict[str, Any], where: str) -> None:
             raise ExperimentError(
                 f"{where}unknown rule flag {key!r} in [rule]; known flags: {', '.join(known)}"
             )
+
+
+def build_rules(preset: str, players: int, flags: dict[str, Any], where: str = "") -> Rules:
+    """The rules of a validated preset name and its flags (checked against Rules)."""
+    check_flags(flags, where)
+    typed = {k: tuple(v) if isinstance(v, list) else v for k, v in flags.items()}
+    try:
+        return Rules.preset(preset, players=players, **typed)
+    except (TypeError, ValueError) as exc:
+        raise ExperimentError(f"{where}{exc}") from None

@@ -51,7 +51,7 @@ from ..inputs import json_value
 from ..logs import ledger
 from ..logs.manifest import config_digest, load_manifest, read_manifest
 from .followed import ADVICE, FAILED, UNCONFIRMED, follow_records
-from .spec import StudySpec
+from .studies_spec import StudySpec
 
 RESULT_FORMAT = 1  # the layout of a study's kept result file (``study-...json``)
 

@@ -9,13 +9,11 @@ from pathlib import Path
 import pytest
 
 from haggis_sim.experiment import ExperimentError, load_experiment, parse_experiment
-from haggis_sim.experiment.schema import (
-    ArmTable,
-    ExperimentTable,
-    GridTable,
-    PopulationTable,
-    StudyTable,
-)
+from haggis_sim.experiment.arms import Arm as ArmTable
+from haggis_sim.experiment.arms import Grid as GridTable
+from haggis_sim.experiment.populations import Population as PopulationTable
+from haggis_sim.experiment.spec import Experiment as ExperimentTable
+from haggis_sim.experiment.studies_spec import StudySpec as StudyTable
 
 BASE = """name = "x"
 question = "q"
