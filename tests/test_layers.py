@@ -392,3 +392,51 @@ def test_a_runs_worker_loads_neither_scipy_stats_nor_dask() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", out.stdout
+
+
+#: the most parameters a function takes; more travel as a record
+MOST_PARAMETERS = 8
+#: functions that take one parameter per option a person types: the CLI's commands, and
+#: ``tournament``, the ``run`` command's Python form
+OPTION_FUNCTIONS = ("haggis_sim.runner.tournament.tournament",)
+
+
+def parameter_count(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """Every parameter a caller can pass (``self`` and ``cls`` not counted)."""
+    a = node.args
+    names = [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, (a.vararg, a.kwarg))]
+    return len([p for p in names if p.arg not in ("self", "cls")])
+
+
+def long_signatures(path: Path, module: str) -> list[str]:
+    """``module.function (N)`` for each function of ``path`` over :data:`MOST_PARAMETERS`
+    that is neither compiled by numba (its arrays cannot travel as a record) nor a CLI
+    command or :data:`OPTION_FUNCTIONS`."""
+    if module.startswith("haggis_sim.cli."):
+        return []
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        compiled = any("njit" in ast.unparse(d) for d in node.decorator_list)
+        name = f"{module}.{node.name}"
+        count = parameter_count(node)
+        if count > MOST_PARAMETERS and not compiled and name not in OPTION_FUNCTIONS:
+            found.append(f"{name} ({count})")
+    return found
+
+
+def test_functions_over_eight_parameters_take_a_record() -> None:
+    long = [f for module, path in MODULES.items() for f in long_signatures(path, module)]
+    assert long == []
+
+
+def test_the_signature_check_counts_parameters(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(
+        "def nine(a, b, c, d, e, f, g, h, *, i): ...\n"
+        "def eight(self, a, b, c, d, e, f, g, h): ...\n"
+        "@njit(cache=True)\ndef kernel(a, b, c, d, e, f, g, h, i): ...\n"
+    )
+    assert long_signatures(path, "haggis_sim.m") == ["haggis_sim.m.nine (9)"]
+    assert long_signatures(path, "haggis_sim.cli.m") == []

@@ -159,6 +159,17 @@ class StrategyActionError(RuntimeError):
     """A strategy returned an action that is not legal."""
 
 
+@dataclass(frozen=True)
+class LogBuffers:
+    """The buffers a game is logged into: move and round rows, one row per game, and
+    the cursor that says where the next rows go (``engine.record``'s layout)."""
+
+    moves: np.ndarray
+    rounds: np.ndarray
+    games: np.ndarray
+    cursor: np.ndarray
+
+
 def _python_game(
     rules_arr: np.ndarray,
     strategies: Sequence[Strategy],
@@ -167,11 +178,9 @@ def _python_game(
     game_id: int,
     run_seed: int,
     log_moves: bool,
-    moves: np.ndarray,
-    rounds: np.ndarray,
-    games: np.ndarray,
-    cursor: np.ndarray,
+    logs: LogBuffers,
 ) -> None:
+    moves, rounds, games, cursor = logs.moves, logs.rounds, logs.games, logs.cursor
     n = int(rules_arr[L.R_PLAYERS])
     st = K.init_state(rules_arr)
     K.start_game(st, np.int64(seed))
@@ -282,7 +291,7 @@ def play_chunk(
                 cursor[R.C_ROUND] = 0
             _python_game(
                 rules_arr, strategies, entries[i], int(seeds[i]), int(gid), run_seed,
-                log_moves, moves, rounds, games, cursor,
+                log_moves, LogBuffers(moves, rounds, games, cursor),
             )  # fmt: skip
         parts_m.append(moves[: cursor[R.C_MOVE]] if log_moves else moves[:0])
         parts_r.append(rounds[: cursor[R.C_ROUND]])

@@ -573,7 +573,7 @@ def _execute_locked(
             manifest = create_run(config, run_dir)
         if sync:
             sync.begin()
-        _play(config, run_dir, pool, pending, done_games, on_progress, say, sizing, sync)
+        _play(config, run_dir, pool, pending, done_games, sizing, sync, Listeners(on_progress, say))
     finally:
         pool.close(cancel=False)
     manifest = completed(sizing.settle(manifest))
@@ -587,16 +587,24 @@ def _execute_locked(
     return manifest
 
 
+@dataclass(frozen=True)
+class Listeners:
+    """Whom a run tells how it goes: ``on_progress(done, total)`` as chunks are logged
+    (None: no one), and ``say(line)`` for its notes."""
+
+    on_progress: Callable[[int, int], None] | None
+    say: Callable[[str], None]
+
+
 def _play(
     config: RunConfig,
     run_dir: Path,
     pool: Pool,
     pending: list[tuple[int, int]],
     done: int,
-    on_progress: Callable[[int, int], None] | None,
-    say: Callable[[str], None],
     sizing: PrecisionStop,
-    sync: Sync | None = None,
+    sync: Sync | None,
+    listeners: Listeners,
 ) -> None:
     """Keep every worker busy with a chunk until all pending games are logged, or until
     ``sizing`` has the run's size (chunks played past it are then dropped, not logged)."""
@@ -606,8 +614,8 @@ def _play(
     dest = str(run_dir) if pool.shared_disk else None  # None: the client writes the parts
     engine = None if pool.shared_disk else engine_id()  # another machine: the same engine?
     direct = sync.direct if sync is not None and not pool.shared_disk else None
-    if on_progress:
-        on_progress(done, config.games)
+    if listeners.on_progress:
+        listeners.on_progress(done, config.games)
     in_flight: list[Any] = []
     finished_chunks = 0
     estimated = False
@@ -627,7 +635,7 @@ def _play(
                 try:
                     result = receive(pool, task, run_dir)
                     if result.store_problem:  # once per worker: it sends its parts here
-                        say(
+                        listeners.say(
                             f"worker {result.worker}: {result.store_problem}; "
                             "its parts go through the client"
                         )
@@ -648,14 +656,14 @@ def _play(
                 planner.record(result.games, result.seconds)
                 done += result.games
                 finished_chunks += 1
-                if on_progress:
-                    on_progress(done, config.games)
+                if listeners.on_progress:
+                    listeners.on_progress(done, config.games)
                 if not estimated and finished_chunks >= 2 * pool.workers + 1 and planner.rate:
                     estimated = True
                     left = config.games - done
                     seconds = left / (planner.rate * pool.workers)
                     if seconds > 3600:
-                        say(
+                        listeners.say(
                             f"estimated time: {format_duration(seconds)} for {left:,} more "
                             f"games on {pool.workers} worker(s) "
                             f"({planner.rate * pool.workers:,.1f} games/s). Ctrl-C keeps "

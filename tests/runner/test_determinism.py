@@ -130,7 +130,7 @@ def test_compiled_and_python_drivers_log_the_same_games() -> None:
     for i, gid in enumerate(gids):
         C._python_game(
             rules, strategies, entries[i], int(seeds[i]), int(gid), 123, True,
-            moves, rounds, games, cursor,
+            C.LogBuffers(moves, rounds, games, cursor),
         )  # fmt: skip
     np.testing.assert_array_equal(moves[: cursor[R.C_MOVE]], compiled.moves)
     np.testing.assert_array_equal(rounds[: cursor[R.C_ROUND]], compiled.rounds)
