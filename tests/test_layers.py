@@ -17,6 +17,7 @@ import is still a dependency), resolved to the module it names, and checked:
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -142,14 +143,22 @@ def resolve(importer: str, node: ast.Import | ast.ImportFrom) -> list[str]:
     return [m for m in map(nearest_module, names) if m and m != importer]
 
 
-def import_graph() -> dict[str, set[str]]:
-    graph: dict[str, set[str]] = {m: set() for m in MODULES}
+@functools.cache
+def _graph() -> dict[str, frozenset[str]]:
+    graph: dict[str, frozenset[str]] = {}
     for mod, path in MODULES.items():
         tree = ast.parse(path.read_text(), filename=str(path))
+        found: set[str] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.Import | ast.ImportFrom):
-                graph[mod].update(resolve(mod, node))
+                found.update(resolve(mod, node))
+        graph[mod] = frozenset(found)
     return graph
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each module's project imports (a fresh copy: a test may plant one)."""
+    return {mod: set(deps) for mod, deps in _graph().items()}
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -29,6 +29,7 @@ def _full_hand_plays(nsuits: int) -> set[int]:
     return set(out[:n].tolist())
 
 
+@pytest.mark.slow  # walks the whole action spaces
 def test_the_two_player_space_is_the_four_suit_plays_and_a_prefix_of_the_three_player_one():
     codes = A.table()[0]
     n2, n3 = A.n_actions(2), A.n_actions(3)

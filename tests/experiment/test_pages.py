@@ -184,6 +184,7 @@ def test_summary_md_opens_with_the_bottom_line() -> None:
     assert head < md.index("Does the new (per-card) scoring")
 
 
+@pytest.mark.slow  # renders two figures
 def test_figures_along_the_axis_and_against_strength(tmp_path: Path) -> None:
     bets = shipped("betting-thresholds")
     assert axis_figure(bets, tmp_path / "axis.png") and (tmp_path / "axis.png").stat().st_size

@@ -44,6 +44,7 @@ def test_a_ledger_line_nested_too_deep_or_out_of_range_is_a_torn_line(run: Path)
     assert len((run / "parts.jsonl").read_text().splitlines()) == 2
 
 
+@pytest.mark.slow  # writes a whole report first
 def test_a_report_marker_nested_too_deep_is_one_line(run: Path, tmp_path: Path) -> None:
     report = tmp_path / "rep"
     assert invoke("report", str(run), "--out", str(report)).exit_code == 0

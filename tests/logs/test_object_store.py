@@ -56,6 +56,7 @@ def _ledger_digests(lines: bytes) -> list[tuple[str, ...]]:
     return [tuple(e[t][2] for t in ("games", "rounds", "moves")) for e in entries]
 
 
+@pytest.mark.slow  # a whole run through the S3 server; the refusals stay fast
 def test_run_to_s3_equals_the_local_run(bucket: Any, tmp_path: Path) -> None:
     fs, name = bucket
     url = f"s3://{name}/run"

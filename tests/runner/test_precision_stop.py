@@ -94,7 +94,13 @@ def test_the_rule_has_known_answers() -> None:
 
 
 @pytest.mark.parametrize(
-    ("jobs", "chunk_size"), [(1, 0), (1, 7), (2, 0), (2, 13)], ids=["j1", "j1c7", "j2", "j2c13"]
+    ("jobs", "chunk_size"),
+    [
+        pytest.param(1, 0, id="j1"),
+        pytest.param(1, 7, id="j1c7"),
+        pytest.param(2, 0, id="j2", marks=pytest.mark.slow),  # j2c13 keeps two workers fast
+        pytest.param(2, 13, id="j2c13"),
+    ],
 )
 def test_same_n_and_games_whatever_jobs_and_chunks(
     jobs: int, chunk_size: int, reference: tuple[Path, int], fixed_n: Path, tmp_path: Path

@@ -81,6 +81,7 @@ def test_no_bomb_advice_never_bombs_in_its_bin_but_does_outside() -> None:
     assert got["out_bomb"] >= 5, got  # outside its bin the base (bomb=early) still bombs
 
 
+@pytest.mark.slow  # plays games; its no-bomb sibling stays fast
 def test_bomb_advice_bombs_in_its_bin_only() -> None:
     rec = Recording(base="heuristic:bomb=never", advice="bombs[min_opponent_cards=1..6]:bomb")
     games([rec, "heuristic"], 40)

@@ -771,7 +771,7 @@ def only_a_bomb_goes_out() -> np.ndarray:
     return st
 
 
-@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("players", [2, pytest.param(3, marks=pytest.mark.slow)])
 def test_heuristic_bomb_never_passes_when_only_a_bomb_beats(players: int) -> None:
     """Following a trick that only a bomb beats, bomb=never passes; in logged games this
     happened often, and it passes also where the bomb would empty its hand (constructed:

@@ -114,6 +114,7 @@ def test_value_logit_is_the_model_files_network() -> None:
             assert value_logit(x, params, players) == pytest.approx(want, rel=1e-12, abs=1e-12)
 
 
+@pytest.mark.slow  # two fits
 def test_fit_learns_a_planted_relation_and_is_deterministic() -> None:
     """Targets made from two features through a known logistic curve: the fit's held-out
     error is a small fraction of the mean's; refitting gives bit-identical weights."""
