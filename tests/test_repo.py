@@ -250,3 +250,42 @@ def test_every_shipped_report_has_its_first_screen_in_the_docs() -> None:
         assert head[:8] == b"\x89PNG\r\n\x1a\n", png
         assert struct.unpack(">II", head[16:24]) == (1400, 900), png
         assert f"(screenshots/{toml.stem}.png)" in shown, toml.stem
+
+
+def _imported_distributions() -> dict[str, str]:
+    """The distribution of every third-party module a test file imports, by module name."""
+    import ast
+    import importlib.metadata
+    import sys
+
+    own = {"haggis_sim", "strategies", *(p.stem for p in (ROOT / "tests").rglob("*.py"))}
+    names: set[str] = set()
+    for path in (ROOT / "tests").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+    third = sorted(names - own - set(sys.stdlib_module_names))
+    found = importlib.metadata.packages_distributions()
+    return {name: found.get(name, [name])[0].lower() for name in third}
+
+
+def declared_distributions() -> set[str]:
+    """The distributions the package and its ``test`` extra declare (an extra such as
+    ``dask[distributed]`` declares ``distributed`` too)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared: set[str] = set()
+    for requirement in [*project["dependencies"], *project["optional-dependencies"]["test"]]:
+        match = re.match(r"([A-Za-z0-9_.-]+)(?:\[([^\]]*)\])?", requirement)
+        assert match, requirement
+        declared.add(match.group(1).lower())
+        declared.update(e.strip().lower() for e in (match.group(2) or "").split(",") if e)
+    return declared
+
+
+def test_every_module_the_tests_import_is_declared() -> None:
+    """A test dependency that only arrives through another package's extras is one
+    upgrade away from an ImportError in CI."""
+    imported = _imported_distributions()
+    assert {m: d for m, d in imported.items() if d not in declared_distributions()} == {}
