@@ -8,6 +8,7 @@ time when interrupted. Which worker runs a chunk never changes its games.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future
 from concurrent.futures import wait as wait_futures
@@ -35,6 +36,7 @@ class Pool(Protocol):
     def result(self, task: Any) -> Any: ...
 
     def close(self, cancel: bool) -> None: ...
+    def watch(self) -> list[str]: ...
 
 
 def available_memory() -> int | None:
@@ -96,6 +98,10 @@ class InlinePool:
     def close(self, cancel: bool) -> None:
         return None
 
+    def watch(self) -> list[str]:
+        """Nothing to watch: this process is the worker."""
+        return []
+
 
 class LokyPool:
     """joblib's loky process pool (reused across runs in one Python process)."""
@@ -123,6 +129,10 @@ class LokyPool:
             # the workers may be mid-chunk: stop them now; their temporaries are removed
             # when the run resumes
             self._executor.shutdown(wait=False, kill_workers=True)
+
+    def watch(self) -> list[str]:
+        """Nothing to say: loky replaces a worker that dies and fails its chunk."""
+        return []
 
 
 class DaskPool:
@@ -153,6 +163,10 @@ class DaskPool:
                 )
         except (OSError, TimeoutError, ValueError) as exc:
             raise BackendError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+        self._scheduler = scheduler
+        self._known: set[str] = set(self._client.nthreads())  # type: ignore[no-untyped-call]
+        self._checked = time.monotonic()
+        self._alone_since: float | None = None  # when the last worker left (None: one is there)
         threads = sum(self._client.nthreads().values())  # type: ignore[no-untyped-call]
         self.workers = max(1, threads)
         #: a note when the scheduler has no workers yet (the chunks wait for the first)
@@ -188,8 +202,46 @@ class DaskPool:
     def close(self, cancel: bool) -> None:
         self._client.close()  # type: ignore[no-untyped-call]
 
+    def watch(self) -> list[str]:
+        """A note for each worker that left (the scheduler plays its chunks again on the
+        others) or joined, at most every :data:`WATCH_SECONDS`; :class:`WorkersLost` once
+        the cluster has had no worker for :data:`WORKERLESS_SECONDS` after losing its last
+        (a cluster that has had none yet waits for the first: see ``note``)."""
+        now = time.monotonic()
+        if now - self._checked < WATCH_SECONDS:
+            return []
+        self._checked = now
+        try:
+            threads: dict[str, int] = self._client.nthreads()  # type: ignore[no-untyped-call]
+        except (OSError, TimeoutError):  # the scheduler itself: the tasks' errors say so
+            return []
+        notes = [
+            f"worker {w} left the cluster; the chunks it held are played again on the others"
+            for w in sorted(self._known - set(threads))
+        ]
+        notes += [f"worker {w} joined the cluster" for w in sorted(set(threads) - self._known)]
+        lost_all = not threads and (self._known or self._alone_since is not None)
+        self._known = set(threads)
+        if threads:
+            self._alone_since = None
+            self.workers = sum(threads.values())
+        elif lost_all:
+            self._alone_since = self._alone_since or now
+            if now - self._alone_since >= WORKERLESS_SECONDS:
+                raise WorkersLost(
+                    f"every worker of the Dask scheduler {self._scheduler or '(local)'} left "
+                    f"and none joined within {WORKERLESS_SECONDS:g} s"
+                )
+        return notes
+
 
 SCHEDULER_HANDSHAKE = 15.0  # seconds a scheduler has to connect and say what it is
+WATCH_SECONDS = 2.0  # how often a Dask run asks the scheduler which workers it has
+WORKERLESS_SECONDS = 60.0  # how long a Dask run waits for a worker after losing its last
+
+
+class WorkersLost(RuntimeError):
+    """Every worker of the cluster left, and none joined within the time allowed."""
 
 
 def check_backend(backend: str, scheduler: str | None = None) -> None:

@@ -57,7 +57,15 @@ from .parts import (
     write_blobs,
 )
 from .plan import ChunkPlanner, format_duration
-from .pool import DaskPool, InlinePool, LokyPool, Pool, check_backend, local_workers
+from .pool import (
+    DaskPool,
+    InlinePool,
+    LokyPool,
+    Pool,
+    WorkersLost,
+    check_backend,
+    local_workers,
+)
 from .precision import PrecisionStop, precision_problem
 from .seating import SEAT_MODES, SEATING_SCHEME, base_entries, games_per_deal
 from .warmup import warm_up
@@ -631,6 +639,11 @@ def _play(
             if not in_flight:
                 break
             finished, in_flight = pool.wait_any(in_flight, timeout=0.5)
+            try:
+                for note in pool.watch():
+                    listeners.say(note)
+            except WorkersLost as exc:
+                raise RunError(f"{exc}; finished chunks are kept (--resume {run_dir})") from None
             for task in finished:
                 try:
                     result = receive(pool, task, run_dir)

@@ -1,0 +1,89 @@
+"""A Dask run that loses its workers: one lost worker's chunks are played again on the
+other and the run says so; once every worker is gone and none joins within the time
+allowed, the run ends with one error line and the ``--resume`` command, and resumes.
+
+A ``dask scheduler`` and two ``dask worker`` processes (no nanny: a killed worker stays
+dead) run on this machine, each worker unable to see the run's folder. The CLI runs in
+this process with the wait for a worker cut to 3 s; a thread kills the workers one at a
+time once the ledger shows them playing.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import invoke
+from cluster_helpers import check_private_mount, env, start_cluster, stop
+
+import haggis_sim.runner.pool as pool
+
+pytestmark = pytest.mark.slow  # a scheduler, two workers, a run and its resume
+pytest.importorskip("distributed")
+
+GAMES = 120
+#: a slow search, so the run is still playing when the workers are killed
+RUN = ["-s", "mcts:iters=400,greedy", "-n", str(GAMES), "--chunk-size", "6", "--seed", "5"]
+
+
+def _chunks(run_dir: Path) -> int:
+    ledger = run_dir / "parts.jsonl"
+    return len(ledger.read_text().splitlines()) if ledger.exists() else 0
+
+
+def _kill_when(run_dir: Path, procs: list[Any], log: list[tuple[str, float]]) -> None:
+    """Kill worker 1 after the first logged chunk, worker 2 after two more."""
+    for worker, after in ((procs[1], 1), (procs[2], 3)):
+        deadline = time.monotonic() + 240
+        while _chunks(run_dir) < after and time.monotonic() < deadline:
+            time.sleep(0.1)
+        os.killpg(worker.pid, signal.SIGKILL)
+        log.append((f"killed after {_chunks(run_dir)} chunks", time.monotonic()))
+        after += _chunks(run_dir)
+
+
+def test_a_lost_worker_is_replaced_and_losing_every_worker_ends_the_run(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = tmp_path_factory.mktemp("lost-workers")
+    if why := check_private_mount(base):
+        pytest.fail(why)
+    monkeypatch.setattr(pool, "WORKERLESS_SECONDS", 3.0)
+    address, procs = start_cluster(base, 2, env())
+    try:
+        from distributed import Client
+
+        with Client(address, timeout="60s") as client:
+            client.wait_for_workers(2, timeout=120)
+        run_dir = base / "run"
+        killed: list[tuple[str, float]] = []
+        killer = threading.Thread(target=_kill_when, args=(run_dir, procs, killed), daemon=True)
+        killer.start()
+        res = invoke("run", *RUN, "--backend", "dask", "--scheduler", address,
+                     "--out", str(run_dir))  # fmt: skip
+        ended = time.monotonic()
+        killer.join(timeout=5)
+    finally:
+        stop(procs)
+    assert len(killed) == 2, (killed, res.stderr)
+    assert res.exit_code == 2, (res.exit_code, res.stdout, res.stderr, res.exception)
+    assert "Traceback" not in res.stderr + res.stdout
+    lines = res.stderr.strip().splitlines()
+    left = [line for line in lines if "left the cluster" in line]
+    assert left and left[0].startswith("note: worker tcp://"), lines
+    assert "played again on the others" in left[0]
+    assert lines[-1].startswith("error: every worker of the Dask scheduler"), lines
+    assert f"--resume {run_dir}" in lines[-1] and "within 3 s" in lines[-1], lines[-1]
+    assert sum(line.startswith("error:") for line in lines) == 1, lines
+    # the wait (3 s) plus a poll (2 s) and the chunk in hand, not minutes
+    assert ended - killed[1][1] < 30, (ended - killed[1][1], killed)
+    # the second worker played on after the first was killed
+    assert _chunks(run_dir) > 1
+    done = invoke("run", "--resume", str(run_dir), "--backend", "loky", "--jobs", "2", "-q")
+    assert done.exit_code == 0, done.stderr
+    assert _chunks(run_dir) * 6 >= GAMES

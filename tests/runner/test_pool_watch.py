@@ -1,0 +1,90 @@
+"""What a Dask run says of its workers, and when it gives up on them: the rules of
+``DaskPool.watch`` against a scheduler whose answers the test writes (the real cluster:
+tests/runner/test_dask_lost_workers.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+import haggis_sim.runner.pool as pool
+
+
+class Scheduler:
+    """Answers ``nthreads()`` with the workers the test gives it, one answer a call."""
+
+    def __init__(self, *answers: dict[str, int]) -> None:
+        self.answers = list(answers)
+
+    def nthreads(self) -> dict[str, int]:
+        return self.answers.pop(0)
+
+
+def watched(first: dict[str, int], *later: dict[str, int]) -> pool.DaskPool:
+    """A DaskPool made at time 1000 with the workers ``first``, then seeing ``later``."""
+    dask = object.__new__(pool.DaskPool)
+    dask._client = Scheduler(first, first, *later)
+    dask._scheduler = "tcp://head:8786"
+    dask._known = set(dask._client.nthreads())
+    dask._checked = 1000.0
+    dask._alone_since = None
+    dask.workers = max(1, sum(dask._client.nthreads().values()))
+    return dask
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The monotonic time ``watch`` reads, moved by the test."""
+    now = [1000.0]
+    monkeypatch.setattr(pool.time, "monotonic", lambda: now[0])
+    return now
+
+
+def step(dask: pool.DaskPool, clock: list[float], seconds: float) -> list[str]:
+    clock[0] += seconds
+    return dask.watch()
+
+
+def test_a_worker_that_leaves_or_joins_is_said_once(clock: list[float]) -> None:
+    dask = watched({"a": 1, "b": 1}, {"a": 1}, {"a": 1}, {"a": 1, "c": 2})
+    assert step(dask, clock, 3) == [
+        "worker b left the cluster; the chunks it held are played again on the others"
+    ]
+    assert dask.workers == 1
+    assert step(dask, clock, 3) == []
+    assert step(dask, clock, 3) == ["worker c joined the cluster"]
+    assert dask.workers == 3
+
+
+def test_the_scheduler_is_asked_at_most_every_two_seconds(clock: list[float]) -> None:
+    dask = watched({"a": 1}, {})
+    assert step(dask, clock, 1) == [] and step(dask, clock, 0.5) == []
+    assert dask._client.answers == [{}]  # not asked yet
+    assert step(dask, clock, 1)[0].startswith("worker a left")
+
+
+def test_losing_every_worker_ends_the_run_after_the_wait(clock: list[float]) -> None:
+    dask = watched({"a": 1}, *[{}] * 40)
+    step(dask, clock, 3)  # a leaves
+    for _ in range(int(pool.WORKERLESS_SECONDS // 3) - 1):
+        assert step(dask, clock, 3) == []
+    with pytest.raises(pool.WorkersLost, match="tcp://head:8786 left and none joined within 60 s"):
+        step(dask, clock, 3)
+
+
+def test_a_worker_that_joins_in_time_keeps_the_run_going(clock: list[float]) -> None:
+    dask = watched({"a": 1}, {}, {}, {"b": 1}, *[{}] * 21)
+    step(dask, clock, 3)
+    step(dask, clock, pool.WORKERLESS_SECONDS - 5)
+    assert step(dask, clock, 3) == ["worker b joined the cluster"]
+    step(dask, clock, 3)  # b leaves: the wait starts again
+    for _ in range(int(pool.WORKERLESS_SECONDS // 3) - 1):
+        step(dask, clock, 3)
+    with pytest.raises(pool.WorkersLost):
+        step(dask, clock, 3)
+
+
+def test_a_cluster_without_workers_yet_waits_for_the_first(clock: list[float]) -> None:
+    dask = watched({}, *[{}] * 10, {"a": 1})
+    for _ in range(10):
+        assert step(dask, clock, pool.WORKERLESS_SECONDS) == []
+    assert step(dask, clock, 3) == ["worker a joined the cluster"]
