@@ -1,5 +1,5 @@
-"""The experiment file's tables (pydantic models) say what is wrong in the same one-line
-sentences as before they were models: the file, the table, the key, what was expected."""
+"""The records an experiment file's tables are validated into (pydantic dataclasses) say
+what is wrong in one-line sentences: the file, the table, the key, what was expected."""
 
 from __future__ import annotations
 
@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 from haggis_sim.experiment import ExperimentError, load_experiment, parse_experiment
-from haggis_sim.experiment.arms import Arm as ArmTable
-from haggis_sim.experiment.arms import Grid as GridTable
-from haggis_sim.experiment.populations import Population as PopulationTable
-from haggis_sim.experiment.spec import Experiment as ExperimentTable
-from haggis_sim.experiment.studies_spec import StudySpec as StudyTable
+from haggis_sim.experiment.arms import Arm, Grid
+from haggis_sim.experiment.populations import Population
+from haggis_sim.experiment.spec import Experiment
+from haggis_sim.experiment.studies_spec import StudySpec
 
 BASE = """name = "x"
 question = "q"
@@ -24,9 +23,7 @@ metric = "bet_points"
 POPS = '[[populations]]\nname = "a"\n[[populations]]\nname = "b"\nswap = { greedy = "random" }\n'
 
 
-@pytest.mark.parametrize(
-    "model", [ExperimentTable, ArmTable, GridTable, PopulationTable, StudyTable]
-)
+@pytest.mark.parametrize("model", [Experiment, Arm, Grid, Population, StudySpec])
 def test_every_key_is_named_in_the_unknown_key_sentence(model: type) -> None:
     assert sorted(model.SHOWN) == sorted(model.model_fields)
 
