@@ -167,6 +167,7 @@ class DaskPool:
         self._known: set[str] = set(self._client.nthreads())  # type: ignore[no-untyped-call]
         self._checked = time.monotonic()
         self._alone_since: float | None = None  # when the last worker left (None: one is there)
+        self._notes: list[str] = []  # changes of workers not said yet
         threads = sum(self._client.nthreads().values())  # type: ignore[no-untyped-call]
         self.workers = max(1, threads)
         #: a note when the scheduler has no workers yet (the chunks wait for the first)
@@ -194,8 +195,17 @@ class DaskPool:
 
     def result(self, task: Any) -> Any:
         """The task's result, fetched from its worker; the worker's copy is released (the
-        client holds the one chunk it is writing, the workers none they have handed over)."""
-        value = task.result()
+        client holds the one chunk it is writing, the workers none they have handed over).
+
+        A worker lost while its result is fetched sends the task back to the scheduler:
+        the fetch then waits for it to be played again, watching the workers meanwhile
+        (:class:`WorkersLost` when none is left for :data:`WORKERLESS_SECONDS`)."""
+        while True:
+            try:
+                value = task.result(timeout=WATCH_SECONDS)
+                break
+            except TimeoutError:
+                self._poll()
         task.release()
         return value
 
@@ -204,22 +214,32 @@ class DaskPool:
 
     def watch(self) -> list[str]:
         """A note for each worker that left (the scheduler plays its chunks again on the
-        others) or joined, at most every :data:`WATCH_SECONDS`; :class:`WorkersLost` once
-        the cluster has had no worker for :data:`WORKERLESS_SECONDS` after losing its last
-        (a cluster that has had none yet waits for the first: see ``note``)."""
+        others) or joined since the last call, the scheduler asked at most every
+        :data:`WATCH_SECONDS`; :class:`WorkersLost` once the cluster has had no worker for
+        :data:`WORKERLESS_SECONDS` after losing its last (a cluster that has had none yet
+        waits for the first: see ``note``)."""
+        self._poll()
+        notes, self._notes = self._notes, []
+        return notes
+
+    def _poll(self) -> None:
+        """Ask the scheduler for its workers (at most every :data:`WATCH_SECONDS`), keep a
+        note of each change for :meth:`watch`, and raise :class:`WorkersLost` when due."""
         now = time.monotonic()
         if now - self._checked < WATCH_SECONDS:
-            return []
+            return
         self._checked = now
         try:
             threads: dict[str, int] = self._client.nthreads()  # type: ignore[no-untyped-call]
         except (OSError, TimeoutError):  # the scheduler itself: the tasks' errors say so
-            return []
-        notes = [
+            return
+        self._notes += [
             f"worker {w} left the cluster; the chunks it held are played again on the others"
             for w in sorted(self._known - set(threads))
         ]
-        notes += [f"worker {w} joined the cluster" for w in sorted(set(threads) - self._known)]
+        self._notes += [
+            f"worker {w} joined the cluster" for w in sorted(set(threads) - self._known)
+        ]
         lost_all = not threads and (self._known or self._alone_since is not None)
         self._known = set(threads)
         if threads:
@@ -232,7 +252,6 @@ class DaskPool:
                     f"every worker of the Dask scheduler {self._scheduler or '(local)'} left "
                     f"and none joined within {WORKERLESS_SECONDS:g} s"
                 )
-        return notes
 
 
 SCHEDULER_HANDSHAKE = 15.0  # seconds a scheduler has to connect and say what it is

@@ -639,11 +639,8 @@ def _play(
             if not in_flight:
                 break
             finished, in_flight = pool.wait_any(in_flight, timeout=0.5)
-            try:
-                for note in pool.watch():
-                    listeners.say(note)
-            except WorkersLost as exc:
-                raise RunError(f"{exc}; finished chunks are kept (--resume {run_dir})") from None
+            for note in pool.watch():
+                listeners.say(note)
             for task in finished:
                 try:
                     result = receive(pool, task, run_dir)
@@ -684,6 +681,9 @@ def _play(
                             f"out: haggis-sim run --resume {run_dir} --backend dask "
                             "--scheduler ADDRESS"
                         )
+    except WorkersLost as exc:  # while waiting for a chunk, or for its result
+        pool.close(cancel=True)
+        raise RunError(f"{exc}; finished chunks are kept (--resume {run_dir})") from None
     except BaseException:
         pool.close(cancel=True)
         raise

@@ -27,6 +27,7 @@ def watched(first: dict[str, int], *later: dict[str, int]) -> pool.DaskPool:
     dask._known = set(dask._client.nthreads())
     dask._checked = 1000.0
     dask._alone_since = None
+    dask._notes = []
     dask.workers = max(1, sum(dask._client.nthreads().values()))
     return dask
 
@@ -88,3 +89,30 @@ def test_a_cluster_without_workers_yet_waits_for_the_first(clock: list[float]) -
     for _ in range(10):
         assert step(dask, clock, pool.WORKERLESS_SECONDS) == []
     assert step(dask, clock, 3) == ["worker a joined the cluster"]
+
+
+class Unfinished:
+    """A task whose result never comes (its worker died while it was fetched)."""
+
+    def result(self, timeout: float) -> None:
+        raise TimeoutError
+
+    def release(self) -> None:
+        raise AssertionError("never fetched, never released")
+
+
+def test_a_result_lost_with_the_last_worker_ends_the_run(clock: list[float]) -> None:
+    """The fetch of a result whose worker died waits for the task to be played again; with
+    no worker left it ends like the wait for a chunk does, and the notes of what it saw
+    meanwhile are said at the next watch."""
+    dask = watched({"a": 1}, *[{}] * 40)
+
+    def result(timeout: float) -> None:
+        clock[0] += timeout
+        raise TimeoutError
+
+    task = Unfinished()
+    task.result = result  # type: ignore[method-assign]
+    with pytest.raises(pool.WorkersLost, match="within 60 s"):
+        dask.result(task)
+    assert dask.watch()[0].startswith("worker a left the cluster")
