@@ -367,7 +367,8 @@ def validate(model: type[T], table: dict[str, Any], where: str, **given: Any) ->
     First an unknown key, then a missing required key, then the first wrong value (see
     :class:`Table`), then what the record's resolution refuses. ``given``: values the
     resolution reads (``base``: the experiment an arm is read over) or ``LOADED`` fields."""
-    unknown = [str(k) for k in table if k not in model.model_fields]
+    keys = model.model_fields  # built at each access: once here
+    unknown = [str(k) for k in table if k not in keys]
     if unknown:
         key = min(unknown) if model.SORTED else unknown[0]
         raise ExperimentError(where + model.UNKNOWN.format(key=key, keys=", ".join(model.SHOWN)))

@@ -164,11 +164,12 @@ class DaskPool:
         except (OSError, TimeoutError, ValueError) as exc:
             raise BackendError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
         self._scheduler = scheduler
-        self._known: set[str] = set(self._client.nthreads())  # type: ignore[no-untyped-call]
+        per_worker: dict[str, int] = self._client.nthreads()  # type: ignore[no-untyped-call]
+        self._known = set(per_worker)
         self._checked = time.monotonic()
         self._alone_since: float | None = None  # when the last worker left (None: one is there)
         self._notes: list[str] = []  # changes of workers not said yet
-        threads = sum(self._client.nthreads().values())  # type: ignore[no-untyped-call]
+        threads = sum(per_worker.values())
         self.workers = max(1, threads)
         #: a note when the scheduler has no workers yet (the chunks wait for the first)
         self.note = (
