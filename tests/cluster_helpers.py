@@ -36,6 +36,21 @@ def env(**extra: str) -> dict[str, str]:
     return {**out, **extra}
 
 
+def linked_cache(folder: Path) -> Path:
+    """A cache folder of its own (for the URL folders a run keeps under the cache) whose
+    compiled engine is this session's: a link to this process's numba cache, so a run
+    there loads what the session compiled (and adds what it lacks) instead of compiling
+    the engine anew."""
+    from haggis_sim._cache import cache_dir
+
+    engine = folder / cache_dir().name
+    if not engine.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        cache_dir().mkdir(parents=True, exist_ok=True)
+        engine.symlink_to(cache_dir(), target_is_directory=True)
+    return folder
+
+
 def stop(procs: list[subprocess.Popen[bytes]]) -> None:
     """SIGTERM every process group, then SIGKILL what is still there 15 s later."""
     for p in procs:

@@ -22,25 +22,41 @@ if TYPE_CHECKING:
     from ..rules import Rules
 
 
+#: the URL each object-store run argument of this command was read from, by the text of
+#: its local copy's folder: what the user typed is what every line names
+_URLS: dict[str, str] = {}
+
+
+def shown(text: str | Path) -> str:
+    """``text`` with every local copy of an object-store run named by its URL."""
+    out = str(text)
+    for folder, url in _URLS.items():
+        out = out.replace(folder, url)
+    return out
+
+
 def fail(message: str) -> typer.Exit:
     """Print one clear error line and return the exit (status 2) to raise."""
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(f"error: {shown(message)}", err=True)
     return typer.Exit(code=2)
 
 
 def run_folder(value: Path) -> Path:
     """A run argument as a local folder: itself, or for a URL (``s3://bucket/run``) the
-    run's verified local copy (:func:`haggis_sim.logs.store.local_copy`); one error line
-    (status 2) if the URL holds no readable run."""
+    run's verified local copy (:func:`haggis_sim.logs.store.local_copy`), which this
+    command's lines then name by the URL (:func:`shown`); one error line (status 2) if
+    the URL holds no readable run."""
     from ..logs.store import local_copy, location
 
     try:
         where = location(value)
         if isinstance(where, Path):
             return where
-        return local_copy(where)
+        copy = local_copy(where)
     except InputError as exc:
         raise fail(str(exc)) from None
+    _URLS[str(copy)] = where
+    return copy
 
 
 def parse_rule_overrides(items: list[str]) -> dict[str, object]:

@@ -6,13 +6,14 @@ import contextlib
 import stat
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ..errors import InputError
-from .common import fail, run_folder
+from .common import fail, run_folder, shown
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -238,10 +239,11 @@ def compare(
             raise
         typer.echo("interrupted: nothing written", err=True)
         raise typer.Exit(code=130) from None
+    result = replace(result, run_a=shown(result.run_a), run_b=shown(result.run_b))
     console = Console(width=_console_width())
-    console.print(f"A: {run_a}  ({result.rules_a}; {', '.join(result.strategies_a)})",
+    console.print(f"A: {shown(run_a)}  ({result.rules_a}; {', '.join(result.strategies_a)})",
                   highlight=False, markup=False)  # fmt: skip
-    console.print(f"B: {run_b}  ({result.rules_b}; {', '.join(result.strategies_b)})",
+    console.print(f"B: {shown(run_b)}  ({result.rules_b}; {', '.join(result.strategies_b)})",
                   highlight=False, markup=False)  # fmt: skip
     table = Table(title=result.note, title_justify="left")
     for col in ("metric", "A", "B", "B − A", "95% interval of B − A"):

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..errors import InputError
-from .common import StepProgress, fail, quiet_terminal, run_folder
+from .common import StepProgress, fail, quiet_terminal, run_folder, shown
 
 
 def report(
@@ -56,7 +56,7 @@ def report(
         check_out(out, force)  # refuse before saying anything else
         check_outside(out, "--out", InputError)  # nor inside an experiment (its own report)
         for note in run_notices(runs, manifests):
-            typer.echo(f"notice: {note}", err=True)
+            typer.echo(f"notice: {shown(note)}", err=True)
         with StepProgress(not quiet_terminal(), "report") as progress:
             path = build_report(
                 runs, out, "html" if fmt == "html" else "png", force=force,

@@ -38,6 +38,7 @@ from ..logs.store import RunStore, StoreError, part_objects, url_folder
 from . import lock
 from .parts import ChunkResult
 from .run import RunConfig, RunError, execute
+from .warmup import CompileWatch
 
 LEDGER_EVERY = 5.0  # seconds between uploads of the ledger object while a run plays
 
@@ -160,17 +161,26 @@ def execute_remote(
     resume: bool = False,
     on_progress: Callable[[int, int], None] | None = None,
     on_note: Callable[[str], None] | None = None,
+    on_compile: CompileWatch | None = None,
 ) -> tuple[Manifest, Path]:
     """:func:`.run.execute` for a run at ``url``; the final manifest and the working
-    folder (which holds the games table). Errors name the URL, not the working folder."""
+    folder (which holds the games table). Errors and notes name the URL, not the working
+    folder; ``on_compile`` is :func:`.run.execute`'s."""
     store = RunStore(url)
     store.check()
     work = url_folder(store.url, "work")
     uploader = Uploader(store, work)
+
+    def note(text: str) -> None:
+        if on_note is not None:
+            on_note(text.replace(str(work), store.url))
+
     try:
         _prepare(store, work, resume)
         try:
-            manifest = execute(config, work, resume, on_progress, on_note, sync=uploader)
+            manifest = execute(
+                config, work, resume, on_progress, note, sync=uploader, on_compile=on_compile
+            )
         finally:
             if uploader.started:
                 uploader.flush()

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from cli_helpers import invoke, one_line_error
-from cluster_helpers import free_port, moto_server
+from cluster_helpers import free_port, linked_cache, moto_server
 
 pytest.importorskip("s3fs")  # the test extra installs it; CI always has it
 SECRET = f"secret-{uuid.uuid4().hex}"  # must appear in no object of a run
@@ -38,10 +38,9 @@ def bucket(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
     monkeypatch.setenv("AWS_ENDPOINT_URL", s3_endpoint)
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    cache = Path(os.environ.get("HAGGIS_SIM_CACHE_DIR", tmp_path / "cache"))
-    # the numba cache stays (compiled once); the URL folders are this test's own
+    # the URL folders are this test's own; the compiled engine is the session's
+    cache = linked_cache(tmp_path / "cache")
     monkeypatch.setenv("HAGGIS_SIM_CACHE_DIR", str(cache))
-    shutil.rmtree(cache / "object-store", ignore_errors=True)
     s3fs.S3FileSystem.clear_instance_cache()
     fs = s3fs.S3FileSystem(endpoint_url=s3_endpoint)
     name = f"b{uuid.uuid4().hex[:12]}"
@@ -205,3 +204,43 @@ def test_the_client_keeps_no_uploaded_moves_or_rounds(bucket: Any) -> None:
     manifest, work = execute_remote(config, f"s3://{name}/api")
     assert manifest.status == "complete"
     assert sorted(p.parent.name for p in work.rglob("*.parquet")) == ["games"] * 3
+
+
+def test_a_store_runs_notes_and_refusals_name_its_url(
+    bucket: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the run machinery says about its folder (a note, a refusal) reaches the user
+    naming the URL they typed, never the working folder under the cache."""
+    from haggis_sim.runner import remote
+    from haggis_sim.runner.run import RunError
+
+    def execute(config: Any, work: Path, *args: Any, **kwargs: Any) -> Any:
+        on_note = args[2]
+        on_note(f"continue with --resume {work}")
+        raise RunError(f"cannot write the run folder {work}: No space left on device")
+
+    monkeypatch.setattr(remote, "execute", execute)
+    _, name = bucket
+    url = f"s3://{name}/run"
+    res = invoke("run", *RUN, "--jobs", "1", "--quiet", "--out", url)
+    assert res.exit_code == 2, res.stderr
+    assert "Traceback" not in res.stderr
+    assert f"note: continue with --resume {url}\n" in res.stderr
+    assert f"error: cannot write the run folder {url}: No space" in res.stderr
+    assert "object-store" not in res.stderr
+
+
+@pytest.mark.slow  # two runs through the S3 server
+def test_compare_of_two_store_runs_names_their_urls(bucket: Any, tmp_path: Path) -> None:
+    _, name = bucket
+    urls = [f"s3://{name}/a", f"s3://{name}/b"]
+    for url, seed in zip(urls, ("5", "6"), strict=True):
+        games = ["--strategies", "greedy,random", "--games", "40", "--seed", seed]
+        assert invoke("run", *games, "--jobs", "1", "--quiet", "--out", url).exit_code == 0
+    res = invoke("compare", *urls, "--html", str(tmp_path / "c.html"))
+    assert res.exit_code == 0, res.stderr
+    assert f"A: {urls[0]}  (" in res.stdout and f"B: {urls[1]}  (" in res.stdout
+    page = (tmp_path / "c.html").read_text()
+    assert f"<code>{urls[0]}</code>" in page and f"<code>{urls[1]}</code>" in page
+    assert "object-store" not in res.stdout + res.stderr + page
+    one_line_error(invoke("compare", urls[0], urls[0]), f"{urls[0]} and {urls[0]}")

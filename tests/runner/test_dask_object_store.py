@@ -17,20 +17,18 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from cluster_helpers import (
     check_private_mount,
     env,
+    linked_cache,
     moto_server,
     recording_proxy,
     start_cluster,
     stop,
 )
-
-from haggis_sim._cache import cache_dir
 
 pytest.importorskip("s3fs")  # the test extra installs it; CI always has it
 pytestmark = pytest.mark.slow  # a server, a scheduler, two workers and four runs
@@ -79,21 +77,9 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
             stop(procs)
 
 
-def client_cache(base: Path) -> Path:
-    """The client's own cache folder (its copies of the URL folders), whose compiled engine
-    is the session's: a link to this process's numba cache, so the client loads what the
-    session compiled (and adds what it lacks) instead of compiling the engine anew."""
-    cache = base.parent / "client-cache"
-    engine = cache / cache_dir().name
-    if not engine.exists():
-        cache.mkdir(exist_ok=True)
-        cache_dir().mkdir(parents=True, exist_ok=True)
-        engine.symlink_to(cache_dir(), target_is_directory=True)
-    return cache
-
-
 def cli(setup: dict[str, Any], *args: str) -> subprocess.CompletedProcess[str]:
-    extra = {**setup["client_env"], "HAGGIS_SIM_CACHE_DIR": str(client_cache(setup["base"]))}
+    cache = linked_cache(setup["base"].parent / "client-cache")
+    extra = {**setup["client_env"], "HAGGIS_SIM_CACHE_DIR": str(cache)}
     return subprocess.run(
         [sys.executable, "-m", "haggis_sim.cli", *args],
         capture_output=True, text=True, env=env(**extra), timeout=300,
