@@ -1,16 +1,17 @@
 """First run on a fresh cache: how soon the user hears something, and sees a game.
 
 Run: ``python benchmarks/bench_first_run.py [--repeats 1]``: prints a Markdown table and
-writes it to ``benchmarks/results/bench_first_run.md`` (``--out``). Each repeat plays
-``haggis-sim run -s greedy,heuristic -n 2000 --jobs 2`` with an empty numba cache
-(``HAGGIS_SIM_CACHE_DIR`` a new temporary folder, deleted afterwards), then once more
-with the cache that run left. Standard output goes to a file, as when a user redirects
-it (no progress bar); standard error is read line by line as it arrives. Measured from
-starting the process: the compile line (``compiling the engine …``), the ``compiled in``
-line, the first chunk logged (the first line of the run's ledger, polled every 50 ms),
-and the end; plus the games/s the summary reports. ``--haggis-sim PATH`` measures
-another installation (say, an older checkout's ``.venv/bin/haggis-sim``); its results
-go to ``--out`` like any other. A fresh compile takes a minute or more on 2 cores.
+writes it to ``benchmarks/results/bench_first_run.md`` (``--out``). For each command of
+:data:`COMMANDS` (the quick players, then the search) and each repeat, it plays the
+command with an empty numba cache (``HAGGIS_SIM_CACHE_DIR`` a new temporary folder,
+deleted afterwards), then once more with the cache that run left. Standard output goes
+to a file, as when a user redirects it (no progress bar); standard error is read line by
+line as it arrives. Measured from starting the process: the compile line (``compiling
+the engine …``), the ``compiled in`` line, the first chunk logged (the first line of the
+run's ledger, polled every 50 ms), and the end; plus the games/s the summary reports.
+``--haggis-sim PATH`` measures another installation (say, an older checkout's
+``.venv/bin/haggis-sim``); its results go to ``--out`` like any other. A run compiles
+only the kernels of the strategies it names: the search's compile is the longest.
 """
 
 from __future__ import annotations
@@ -28,17 +29,20 @@ from pathlib import Path
 
 from _results import add_out_option, recorded
 
-COMMAND = ["run", "-s", "greedy,heuristic", "-n", "2000", "--jobs", "2"]
+COMMANDS = (
+    ["run", "-s", "heuristic,greedy", "-n", "10000"],
+    ["run", "-s", "greedy,mcts", "-n", "1000"],
+)
 
 
-def first_run(exe: str, cache: Path, out: Path) -> dict[str, float | None]:
+def first_run(exe: str, command: list[str], cache: Path, out: Path) -> dict[str, float | None]:
     """Seconds from the start of one ``haggis-sim run`` to each milestone (None: never)."""
     env = {**os.environ, "HAGGIS_SIM_CACHE_DIR": str(cache)}
     seen: dict[str, float | None] = {"line": None, "compiled": None, "chunk": None}
     with tempfile.TemporaryFile("w+") as stdout:
         t0 = time.perf_counter()
         proc = subprocess.Popen(
-            [exe, *COMMAND, "--out", str(out)], stdout=stdout, stderr=subprocess.PIPE,
+            [exe, *command, "--out", str(out)], stdout=stdout, stderr=subprocess.PIPE,
             text=True, env=env,
         )  # fmt: skip
         errors: list[str] = []
@@ -88,11 +92,13 @@ def main() -> None:
 
 def measure(args: argparse.Namespace) -> None:
     rows = []
-    for _ in range(args.repeats):
-        with tempfile.TemporaryDirectory(prefix="haggis-first-run-") as tmp:
-            cache = Path(tmp) / "cache"
-            for state, name in (("empty", "fresh"), ("left by the run above", "warm")):
-                rows.append((state, first_run(args.haggis_sim, cache, Path(tmp) / name)))
+    for command in COMMANDS:
+        for _ in range(args.repeats):
+            with tempfile.TemporaryDirectory(prefix="haggis-first-run-") as tmp:
+                cache = Path(tmp) / "cache"
+                for state, name in (("empty", "fresh"), ("left by the run above", "warm")):
+                    seen = first_run(args.haggis_sim, command, cache, Path(tmp) / name)
+                    rows.append((" ".join(command[1:]), state, seen))
 
     def cell(value: float | None) -> str:
         return "-" if value is None else f"{value:,.1f} s"
@@ -100,13 +106,15 @@ def measure(args: argparse.Namespace) -> None:
     exe = Path(args.haggis_sim).resolve()
     root = Path(__file__).resolve().parent.parent
     shown = exe.relative_to(root) if exe.is_relative_to(root) else exe
-    print(f"`haggis-sim {' '.join(COMMAND)} --out DIR > file`, with `{shown}`\n")
-    print("| numba cache | compile line | compiled in | first chunk logged | end | games/s |")
-    print("|---|---|---|---|---|---|")
-    for cache_state, seen in rows:
+    print(f"`haggis-sim run ARGS --out DIR > file`, with `{shown}`, default `--jobs`\n")
+    print(
+        "| ARGS | numba cache | compile line | compiled in | first chunk logged | end | games/s |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for what, cache_state, seen in rows:
         rate = "-" if seen["rate"] is None else f"{seen['rate']:,.0f}"
         print(
-            f"| {cache_state} | {cell(seen['line'])} | {cell(seen['compiled'])} | "
+            f"| `{what}` | {cache_state} | {cell(seen['line'])} | {cell(seen['compiled'])} | "
             f"{cell(seen['chunk'])} | {cell(seen['end'])} | {rate} |"
         )
 

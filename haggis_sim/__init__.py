@@ -4,7 +4,8 @@ The public API is a thin typed layer over the compiled engine in :mod:`haggis_si
 Its names are imported on first use (``hs.Game`` loads the engine), so that tools which
 only need a corner of the package, such as ``haggis-sim --help``, start fast. The names
 here are the typed API only; tournaments, which play through the runner, are imported
-from the runner's own module (docs/api.md).
+from the runner's own module (docs/api.md). :func:`compile_notes` turns off (or on) the
+note on standard error with which a process says that it compiles the engine (docs/cache.md).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ except importlib.metadata.PackageNotFoundError:  # imported from a source tree, 
 
 # public name -> the module that defines it
 _API = {
+    "compile_notes": "haggis_sim._cache",
     "kernel": "haggis_sim.kernel",
     "Cards": "haggis_sim.cards",
     "parse_cards": "haggis_sim.cards",
@@ -46,6 +48,7 @@ _API = {
 
 if TYPE_CHECKING:
     from . import kernel
+    from ._cache import compile_notes
     from .cards import Cards, parse_cards
     from .combos import Combo, beats, legal_plays, readings
     from .errors import IllegalAction, InputError
@@ -76,6 +79,7 @@ __all__ = [
     "UNVERSIONED",
     "__version__",
     "beats",
+    "compile_notes",
     "game_seed",
     "kernel",
     "legal_plays",

@@ -1,18 +1,27 @@
-"""Where numba caches the compiled engine, keyed by a hash of every compiled source file.
+"""Where numba caches the compiled engine, keyed by a hash of every compiled source file,
+and the notes the Python API prints while it compiles.
 
 numba's own cache checks only the file that defines a function, not the files of the
 functions it calls, so editing or upgrading a callee (say a strategy kernel) could leave
 a stale caller loaded from the cache. Keying the cache directory by a hash of all
 compiled sources makes any change recompile everything once, and never mix versions.
+
+The settings (the folder's environment variables, the notes' switch) are described in
+one place, docs/cache.md.
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
 import os
+import sys
+import threading
+import time
+import weakref
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, ParamSpec, Protocol, TypeVar, overload
 
@@ -60,12 +69,20 @@ def source_hash() -> str:
     return digest.hexdigest()[:16]
 
 
+def cache_base() -> Path:
+    """The folder haggis-sim caches in: ``$HAGGIS_SIM_CACHE_DIR``, else numba's own
+    ``$NUMBA_CACHE_DIR``, else ``$XDG_CACHE_HOME/haggis-sim``, else
+    ``~/.cache/haggis-sim`` (a variable set to the empty string counts as not set)."""
+    for variable in ("HAGGIS_SIM_CACHE_DIR", "NUMBA_CACHE_DIR"):
+        if folder := os.environ.get(variable):
+            return Path(folder)
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    return Path(home) / "haggis-sim"
+
+
 def cache_dir() -> Path:
-    """``$HAGGIS_SIM_CACHE_DIR`` or ``~/.cache/haggis-sim``, plus the source hash."""
-    base = os.environ.get("HAGGIS_SIM_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "haggis-sim"
-    )
-    return Path(base) / f"numba-{source_hash()}"
+    """Where the compiled code is cached: :func:`cache_base` plus ``numba-<source hash>``."""
+    return cache_base() / f"numba-{source_hash()}"
 
 
 @functools.cache
@@ -115,13 +132,147 @@ def njit(*args: Any, **options: Any) -> Any:
     import numba
 
     options.setdefault("cache", True)
+    _listen()
 
     def decorate(fn: Callable[..., Any]) -> Any:
         with compiled_cache():
-            return numba.njit(**options)(fn)
+            dispatcher = numba.njit(**options)(fn)
+        _OURS.add(dispatcher)
+        return dispatcher
 
     if len(args) == 1 and callable(args[0]) and not options.keys() - {"cache"}:
         return decorate(args[0])
     if args:
         raise TypeError("njit takes the function, or keyword options only")
     return decorate
+
+
+# -- the Python API's compile notes -------------------------------------------------------
+
+#: the environment variable whose value ``0`` (or ``false``, ``no``, ``off``) turns the
+#: compile notes off for a process, unless :func:`compile_notes` sets them
+NOTES_VARIABLE = "HAGGIS_SIM_COMPILE_NOTES"
+#: seconds without a compile that end a burst of them (then ``compiled in N s`` is said)
+PAUSE = 0.5
+#: the note said at the first compile of a process outside a run's warm-up
+FIRST_USE = (
+    "compiling the engine's functions at their first use (not yet cached for this "
+    "version; each compiles once)…"
+)
+
+_OURS: weakref.WeakSet[Any] = weakref.WeakSet()  # every dispatcher made by :func:`njit`
+
+
+def compile_notes(on: bool | None = None) -> bool:
+    """Whether this process says on standard error when it compiles the engine; with
+    ``on``, turn the notes on or off first.
+
+    The first compile of the engine in a process is announced once, with a ``note:``
+    line before it and ``note: compiled in N s`` once compiling pauses; a tournament
+    that compiles says the run's own note instead (``haggis_sim.runner.warmup``). On by
+    default, unless ``$HAGGIS_SIM_COMPILE_NOTES`` is ``0``; the command line says what
+    it compiles in its own notes and turns these off.
+    """
+    if on is not None:
+        _NOTES.on = bool(on)
+    if _NOTES.on is not None:
+        return _NOTES.on
+    return os.environ.get(NOTES_VARIABLE, "").strip().lower() not in ("0", "false", "no", "off")
+
+
+def say_compile_note(line: str) -> None:
+    """Print ``note: line`` on standard error if :func:`compile_notes` are on, and count
+    it as this process's compile note: compiles after it are not announced again."""
+    with _NOTES.lock:
+        _NOTES.said = True
+        if compile_notes():
+            _NOTES.write(line)
+
+
+@contextmanager
+def unannounced() -> Iterator[None]:
+    """Within this block no compile is announced (a run's warm-up says its own notes; a
+    run's workers leave the notes to the run)."""
+    with _NOTES.lock:
+        _NOTES.silent += 1
+    try:
+        yield
+    finally:
+        with _NOTES.lock:
+            _NOTES.silent -= 1
+
+
+class _Notes:
+    """The state of the compile notes: numba reports each compile (and each nested
+    compile of a callee) to :meth:`start` and :meth:`end`, one at a time under its
+    compiler lock; a timer thread says ``compiled in`` after a :data:`PAUSE` without a
+    compile (or the process's exit does, if it comes first)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.on: bool | None = None  # None: as $HAGGIS_SIM_COMPILE_NOTES says
+        self.said = False  # the process's compile note is said: none again
+        self.silent = 0  # open unannounced() blocks
+        self.depth = 0  # compiles under way, nested ones included
+        self.started: float | None = None  # the announced burst of compiles began then
+        self.ended = 0.0
+        self.timer: threading.Timer | None = None
+
+    @staticmethod
+    def write(line: str) -> None:
+        with suppress(OSError, ValueError):  # no stderr, or closed: the note is lost
+            print(f"note: {line}", file=sys.stderr, flush=True)
+
+    def start(self, dispatcher: Any) -> None:
+        with self.lock:
+            self.depth += 1
+            if self.depth > 1:
+                return
+            if self.timer is not None:  # compiling again within the pause: one burst
+                self.timer.cancel()
+                self.timer = None
+            if self.said or self.silent or dispatcher not in _OURS or not compile_notes():
+                return
+            self.said = True
+            self.started = time.perf_counter()
+            self.write(FIRST_USE)
+        atexit.register(self.finish)
+
+    def end(self, failed: bool = False) -> None:
+        with self.lock:
+            self.depth = max(self.depth - 1, 0)  # 0: a compile begun before numba reported
+            if self.depth or self.started is None:
+                return
+            if failed:  # an error (or Ctrl-C) ends the burst: its own report says why
+                self.started = None
+                return
+            self.ended = time.perf_counter()
+            self.timer = threading.Timer(PAUSE, self.finish)
+            self.timer.daemon = True
+            self.timer.start()
+
+    def finish(self) -> None:
+        with self.lock:
+            if self.started is None or self.depth:
+                return
+            self.write(f"compiled in {self.ended - self.started:.0f} s")
+            self.started = None
+
+
+_NOTES = _Notes()
+
+
+@functools.cache
+def _listen() -> None:
+    """Have numba report its compiles to the notes (once per process)."""
+    from numba.core import event
+
+    class Listener(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            _NOTES.start(ev.data["dispatcher"])
+
+        def on_end(self, ev: Any) -> None:
+            # numba's Event.is_failed reads the exception details the wrong way round
+            _NOTES.end(failed=getattr(ev, "_exc_details", None) is not None)
+
+    event.register("numba:compile", Listener())  # type: ignore[no-untyped-call]

@@ -17,7 +17,7 @@ engine's own objects (same compiled functions, same constants).
 
 from __future__ import annotations
 
-from ._cache import njit
+from ._cache import Compiled, njit
 from .engine import layout, record
 from .engine.bits import lowest_bit, popcount
 from .engine.layout import (
@@ -87,6 +87,7 @@ from .engine.state import (
 )
 
 __all__ = [
+    "Compiled",
     "njit",
     "BET_VALUES",
     "CARDS_MASK",

@@ -50,7 +50,8 @@ class CompiledStrategy(Strategy):
         if self.compiled_id is None:
             raise TypeError(f"{type(self).__qualname__} has no compiled kernel")
         buf = np.empty(K.MAX_MOVES, dtype=np.int64)
-        return int(kernels.act(self.compiled_id, obs, self.param_array(), rng_state, buf))
+        act = kernels.dispatcher([self.compiled_id])
+        return int(act(self.compiled_id, obs, self.param_array(), rng_state, buf))
 
     def act(
         self, observation: hs.Observation, legal: list[hs.Action], rng: np.random.Generator

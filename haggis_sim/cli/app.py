@@ -66,8 +66,12 @@ def main(argv: list[str] | None = None) -> None:
 
     A wrong option or value (``--precision abc``, ``--jobs x``, an unknown flag) is one
     ``error:`` line naming the command's help, exit status 2, as every other bad input
-    is; the commands themselves run as under :data:`app`."""
+    is; the commands themselves run as under :data:`app`, without the Python API's compile
+    notes (``run`` and ``experiment`` say what they compile in notes of their own)."""
+    from .._cache import compile_notes
+
     quiet_resource_tracker(os.environ)
+    compile_notes(False)
     try:
         code = app(args=argv, standalone_mode=False)
     except _click.exceptions.NoArgsIsHelpError as e:  # bare ``haggis-sim``: the help

@@ -24,8 +24,15 @@ from .common import (
 )
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from rich.console import Console
+    from rich.progress import TaskID
+    from rich.text import Text
+
     from ..logs.manifest import Manifest
     from ..runner.run import RunConfig
+    from ..runner.warmup import CompileWatch
 
 RESUMABLE_OPTIONS = {"jobs", "backend", "scheduler", "chunk_size", "quiet", "resume"}
 
@@ -178,16 +185,18 @@ def _execute(
     resume: bool,
     on_progress: Callable[[int, int], None],
     on_note: Callable[[str], None],
+    on_compile: CompileWatch | None = None,
 ) -> tuple[Manifest, Path]:
     """Play the run in a folder or at a URL; the final manifest and the local folder that
-    holds its games table (the URL's working folder, :mod:`haggis_sim.runner.remote`)."""
+    holds its games table (the URL's working folder, :mod:`haggis_sim.runner.remote`).
+    ``on_compile`` shows the engine's compile, if the run compiles it."""
     from ..runner.run import execute
 
     if isinstance(run_dir, str):
         from ..runner.remote import execute_remote
 
-        return execute_remote(config, run_dir, resume, on_progress, on_note)
-    return execute(config, run_dir, resume, on_progress, on_note), run_dir
+        return execute_remote(config, run_dir, resume, on_progress, on_note, on_compile)
+    return execute(config, run_dir, resume, on_progress, on_note, on_compile=on_compile), run_dir
 
 
 def _play_and_summarize(config: RunConfig, run_dir: Path | str, resume: bool, show: bool) -> None:
@@ -219,7 +228,9 @@ def _play_and_summarize(config: RunConfig, run_dir: Path | str, resume: bool, sh
                     track(done, total)
                     progress.update(done, total)
 
-                manifest, local = _execute(config, run_dir, resume, on_progress, note)
+                manifest, local = _execute(
+                    config, run_dir, resume, on_progress, note, progress.compiling
+                )
         else:
             manifest, local = _execute(config, run_dir, resume, track, note)
     except InputError as exc:
@@ -265,9 +276,11 @@ def _play_and_summarize(config: RunConfig, run_dir: Path | str, resume: bool, sh
 
 
 class RunProgress:
-    """The run's progress bar: games done, smoothed games/s and ETA (rich)."""
+    """The run's progress bar: games done, smoothed games/s and ETA (rich), shown from
+    the first update (once the engine is compiled); before it, :meth:`compiling` shows
+    the compile under way."""
 
-    def __init__(self, console: object) -> None:
+    def __init__(self, console: Console) -> None:
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -286,20 +299,33 @@ class RunProgress:
             TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(),
             TextColumn("ETA {task.fields[eta]}"),
-            console=console,  # type: ignore[arg-type]
+            console=console,
         )
-        self.task = self.progress.add_task("games", total=None, rate="", eta="-")
+        self.console = console
+        self.task: TaskID | None = None  # the games, from the first update
 
     def __enter__(self) -> RunProgress:
-        self.progress.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.progress.__exit__(None, None, None)
+        if self.task is not None:
+            self.progress.__exit__(None, None, None)
+
+    def compiling(self, what: str, estimate: float) -> AbstractContextManager[object]:
+        """While its block runs: one line, ``compiling WHAT: 23 s of about 70 s``,
+        refreshed each second by rich's own thread and removed at the end (however it
+        ends)."""
+        from rich.live import Live
+
+        line = CompileLine(what, estimate)
+        return Live(line, console=self.console, refresh_per_second=1, transient=True)
 
     def update(self, done: int, total: int) -> None:
         from ..runner.plan import format_duration
 
+        if self.task is None:  # the bar starts now: its elapsed time leaves the compile out
+            self.progress.start()
+            self.task = self.progress.add_task("games", total=None, rate="", eta="-")
         self.meter.update(time.perf_counter(), done)
         eta = self.meter.eta(total - done)
         rate = self.meter.rate
@@ -310,3 +336,22 @@ class RunProgress:
             rate="" if rate is None else f"{rate:,.1f} games/s",
             eta="-" if eta is None else format_duration(eta),
         )
+
+
+class CompileLine:
+    """The text of :meth:`RunProgress.compiling`, read at each refresh: what compiles,
+    and the seconds since the line was made against the estimate."""
+
+    def __init__(self, what: str, estimate: float) -> None:
+        self.what = what
+        self.estimate = estimate
+        self.t0 = time.perf_counter()
+
+    def __str__(self) -> str:
+        elapsed = time.perf_counter() - self.t0
+        return f"compiling {self.what}: {elapsed:.0f} s of about {self.estimate:.0f} s"
+
+    def __rich__(self) -> Text:
+        from rich.text import Text
+
+        return Text(str(self), no_wrap=True, overflow="ellipsis")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from strategies import CompiledStrategy, Strategy, is_compiled
-from strategies.kernels import act as compiled_act
+from strategies.kernels import act_tagged, dispatcher_tag
 from strategies.simple_kernels import hand_strength
 
 from .. import kernel as K  # the game's steps: init_state, start_game, next_round, ...
@@ -91,10 +91,12 @@ def play_one_game(
     rounds: np.ndarray,
     cursor: np.ndarray,
     buf: np.ndarray,
+    tag: np.ndarray,
 ) -> None:
     """Play one whole game on ``st`` (from ``init_state``), dealt from ``deal_seed``:
     seat ``s`` plays strategy entry ``seat_entries[s]`` (kernel ``sids[e]``, parameters
-    ``params[e]``) drawing from its stream ``rngs[s]``.
+    ``params[e]``, called through the dispatcher ``tag`` names:
+    ``strategies.kernels.dispatcher_tag``) drawing from its stream ``rngs[s]``.
 
     The one compiled game loop: the runner calls it with ``log`` on, recording rounds (and
     with ``log_moves`` moves) as game ``gid``; training plays without logs (``log`` and
@@ -107,7 +109,7 @@ def play_one_game(
             break
         obs = K.observe(st, seat)
         e = seat_entries[seat]
-        a = compiled_act(sids[e], obs, params[e], rngs[seat], buf)
+        a = act_tagged(tag, sids[e], obs, params[e], rngs[seat], buf)
         _commit(st, a, obs, seat, gid, moves, cursor, log and log_moves)
 
 
@@ -126,8 +128,10 @@ def _play_compiled(
     rounds: np.ndarray,
     games: np.ndarray,
     cursor: np.ndarray,
+    tag: np.ndarray,
 ) -> int:
-    """Play games ``start..`` until done or the buffers run low; return the next index."""
+    """Play games ``start..`` until done or the buffers run low, the kernels called
+    through the dispatcher ``tag`` names; return the next index."""
     st = K.init_state(rules)
     buf = np.empty(L.MAX_MOVES, dtype=np.int64)
     n = rules[L.R_PLAYERS]
@@ -138,7 +142,7 @@ def _play_compiled(
         for s in range(n):
             rngs[s, 0] = new_stream(strategy_seed(run_seed, gid, s))[0]
         play_one_game(st, seeds[i], rngs, sids, params, entries[i], gid, True, log_moves,
-                      moves, rounds, cursor, buf)  # fmt: skip
+                      moves, rounds, cursor, buf, tag)  # fmt: skip
         R.record_game(st, gid, games, cursor)
         i += 1
     return i
@@ -251,8 +255,12 @@ def play_chunk(
     run_seed: int,
     seats: str,
     log_moves: bool = True,
+    kernels: Sequence[int] = (),
 ) -> ChunkLogs:
-    """Play the games ``game_ids`` and return their log matrices."""
+    """Play the games ``game_ids`` and return their log matrices. When every strategy is
+    compiled, the game loop calls them through the smallest kernel dispatcher that holds
+    their kernels and ``kernels`` (the warm-up's quick stand-ins compile the dispatcher
+    of the run's own players that way)."""
     players = int(rules_arr[L.R_PLAYERS])
     entries = seat_entries(game_ids, seats, players, len(strategies))
     seeds = deal_seeds(run_seed, game_ids, seats, players, len(strategies))
@@ -265,6 +273,7 @@ def play_chunk(
         sids = np.array([s.compiled_id for s in strategies], dtype=np.int64)
         arrays = [s.param_array() for s in strategies]  # padded: a learned model's is wider
         params = np.stack([np.pad(a, (0, max(map(len, arrays)) - len(a))) for a in arrays])
+        tag = dispatcher_tag([*(int(x) for x in sids), *kernels])  # only the kernels used
         i = 0
         while i < len(game_ids):
             moves = np.empty((MOVE_ROWS if log_moves else 1, R.N_MOVE_COLUMNS), dtype=np.int64)
@@ -273,7 +282,7 @@ def play_chunk(
             cursor[R.C_ROUND] = 0
             nxt = _play_compiled(
                 rules_arr, sids, params, entries, seeds, game_ids, i, run_seed,
-                log_moves, moves, rounds, games, cursor,
+                log_moves, moves, rounds, games, cursor, tag,
             )  # fmt: skip
             if nxt == i:
                 raise RuntimeError(f"game {game_ids[i]} does not fit the log buffers")

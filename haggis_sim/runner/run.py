@@ -23,6 +23,7 @@ import numpy as np
 from strategies import Strategy, make
 
 from .. import __version__
+from .._cache import unannounced
 from ..errors import InputError
 from ..logs import ledger
 from ..logs import schema as logs
@@ -68,7 +69,7 @@ from .pool import (
 )
 from .precision import PrecisionStop, precision_problem
 from .seating import SEAT_MODES, SEATING_SCHEME, base_entries, games_per_deal
-from .warmup import warm_up
+from .warmup import CompileWatch, warm_up
 
 BACKENDS = ("loky", "dask")
 MAX_GAMES = 2**32 - 1  # game ids are logged as UInt32
@@ -222,7 +223,8 @@ def run_chunk(
         rules, built = cfg.game_rules(), unship(strategies)
     specs = [s.spec for s in built]
     game_ids = np.arange(start, stop, dtype=np.int64)
-    result = play_chunk(rules.to_array(), built, game_ids, cfg.seed, cfg.seats, cfg.log_moves)
+    with unannounced():  # a worker's compile (a plug-in's own code) is the run's to say
+        result = play_chunk(rules.to_array(), built, game_ids, cfg.seed, cfg.seats, cfg.log_moves)
     per = games_per_deal(cfg.seats, rules.players, len(built))
     parts = serialize_parts(result, game_ids, game_ids // per, specs, rules)
     stored: tuple[str, ...] = ()
@@ -416,6 +418,7 @@ def execute(
     on_progress: Callable[[int, int], None] | None = None,
     on_note: Callable[[str], None] | None = None,
     sync: Sync | None = None,
+    on_compile: CompileWatch | None = None,
 ) -> Manifest:
     """Play every unfinished game of the run; return the final manifest.
 
@@ -425,7 +428,8 @@ def execute(
     called as chunks finish (first once the engine is compiled); ``on_note`` receives
     plain-language notes (the engine compiling, workers capped, damaged parts re-played,
     a long estimated run time). ``sync`` (:mod:`.remote`) reopens a resumed run and
-    receives each recorded chunk.
+    receives each recorded chunk. ``on_compile`` shows the engine's compile, if the run
+    compiles it, for as long as it takes (:func:`.warmup.warm_up`'s ``watch``).
     """
     say = on_note or (lambda _m: None)
     if resume:
@@ -450,7 +454,7 @@ def execute(
     try:
         if not resume:  # again under the lock: another writer may have filled it since
             _refuse_out(run_dir)
-        return _execute_locked(config, run_dir, resume, on_progress, say, sync)
+        return _execute_locked(config, run_dir, resume, on_progress, say, sync, on_compile)
     finally:
         held.release()
         if made and not (run_dir / MANIFEST).exists():
@@ -560,6 +564,7 @@ def _execute_locked(
     on_progress: Callable[[int, int], None] | None,
     say: Callable[[str], None],
     sync: Sync | None = None,
+    on_compile: CompileWatch | None = None,
 ) -> Manifest:
     """:func:`execute` once the checks passed and the run folder's lock is held."""
     if resume:
@@ -572,7 +577,7 @@ def _execute_locked(
     sizing = PrecisionStop.start(run_dir, config, good)
     pending = sizing.cut(pending)  # at checkpoints, none past a stop already reached
     if pending:  # compile here, once and said, before the workers would (warmup.py)
-        warm_up(config, say)
+        warm_up(config, say, on_compile)
     pool, note = make_pool(config, config.games - done_games)
     if note:
         say(note)

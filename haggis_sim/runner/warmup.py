@@ -3,10 +3,11 @@
 Without this step every worker process of a run compiles the same engine at the first
 chunk it plays, all at once and in silence (minutes on a fresh machine), and the run's
 games/s counts the compilation. When numba's cache (:mod:`haggis_sim._cache`) lacks
-the engine a run needs, :func:`warm_up` says so, with an estimate (the last compile
-measured on this machine, else :data:`DEFAULT_SECONDS`), compiles it in the calling
-process by playing one throw-away game like the run's (nothing is written), which saves
-it to the cache, and says how long it took; each worker then only loads it.
+the engine a run needs, :func:`warm_up` says what it compiles, with an estimate
+(:func:`estimate`: measured by this installation), shows the seconds going by against
+it if the caller can (``watch``), compiles it in the calling process by playing one
+throw-away game like the run's (nothing is written), which saves it to the cache, and
+says how long it took; each worker then only loads it.
 
 Imports stay light until the warm-up runs: importing this module compiles nothing.
 """
@@ -15,18 +16,20 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
 
-from .._cache import cache_dir
+from .._cache import ROOT, cache_base, say_compile_note, source_hash
 
 if TYPE_CHECKING:
     from strategies import Strategy
@@ -46,30 +49,55 @@ class RunLike(Protocol):
     def validate(self) -> tuple[Rules, list[Strategy]]: ...
 
 
+#: shows a compile under way for as long as its block runs: called with what compiles
+#: (:func:`what_compiles`) and the estimated seconds (a live line in a terminal)
+CompileWatch = Callable[[str, float], AbstractContextManager[object]]
+
 #: a fresh compile of the engine on the 2-core development machine (`haggis-sim run -s
 #: greedy,heuristic`: 57 s quiet, 69-85 s with other jobs running); the
-#: estimate until this machine has measured its own
+#: estimate until this installation has measured its own
 DEFAULT_SECONDS = 70.0
-#: the last measured compile time, kept in the cache's base folder (it survives the
-#: source changes that start a new ``numba-<hash>`` folder)
+#: the measured compile times, in the cache folder (``_cache.cache_base``: the source
+#: changes that start a new ``numba-<hash>`` folder keep it), one entry per installation
+#: and code version, oldest first:
+#: ``{"measured": [{"installation": ..., "version": ..., "seconds": ...}, ...]}``
 TIMING_FILE = "compile-seconds.json"
+#: the most entries the timing file keeps (the oldest go first)
+MAX_MEASURED = 50
+
+
+class Measured(NamedTuple):
+    """One measured compile: the installation (its package root), the code version (the
+    compiled sources' hash, :func:`haggis_sim._cache.source_hash`) and the seconds."""
+
+    installation: str
+    version: str
+    seconds: float
 
 
 def key_functions(strategies: Sequence[Strategy]) -> list[Any]:
     """The compiled functions a run's chunks call first, whose cache entries show that the
     engine is compiled: the whole-chunk game loop when every strategy is compiled, else
-    the step-by-step driver's pieces (and the kernels, if some strategy is compiled).
+    the step-by-step driver's pieces; and the kernel dispatcher of the run's compiled
+    strategies (the smallest that holds their kernels: ``strategies.kernels.dispatcher``).
     numba writes a function's cache index only once it is compiled with all it calls, so
     a compile cut short leaves these missing."""
-    from strategies import is_compiled
-    from strategies.kernels import act
+    from strategies.kernels import dispatcher
 
     from . import chunk
 
-    if all(is_compiled(s) for s in strategies):
-        return [chunk._play_compiled]
-    found = [chunk._seat_to_act, chunk._commit]
-    return found + [act] if any(is_compiled(s) for s in strategies) else found
+    kernels = _kernels(strategies)
+    if len(kernels) == len(strategies):
+        return [chunk._play_compiled, dispatcher(kernels)]
+    # the step-by-step driver calls each compiled strategy through its own dispatcher
+    return [chunk._seat_to_act, chunk._commit, *{dispatcher([k]) for k in kernels}]
+
+
+def _kernels(strategies: Sequence[Strategy]) -> list[int]:
+    """The kernel ids of the compiled ones of ``strategies``."""
+    from strategies import is_compiled
+
+    return [s.compiled_id for s in strategies if is_compiled(s) and s.compiled_id is not None]
 
 
 def is_cached(strategies: Sequence[Strategy]) -> bool:
@@ -83,42 +111,105 @@ def is_cached(strategies: Sequence[Strategy]) -> bool:
     return True
 
 
+def this_code(unit: str = "") -> tuple[str, str]:
+    """The installation (the resolved package root) and code version (the compiled
+    sources' hash, and after a ``/`` the compile ``unit``: :func:`compile_unit`) that a
+    measured compile time belongs to."""
+    return str(ROOT), source_hash() + (f"/{unit}" if unit else "")
+
+
+def compile_unit(strategies: Sequence[Strategy]) -> str:
+    """What a warm-up for ``strategies`` compiles, as a key: its :func:`key_functions`'
+    names (a run of the simple kernels compiles a fraction of one with the search)."""
+    return "+".join(sorted(f.py_func.__qualname__ for f in key_functions(strategies)))
+
+
 def _timing_path() -> Path:
-    return cache_dir().parent / TIMING_FILE
+    return cache_base() / TIMING_FILE
 
 
-def estimate() -> float:
-    """Seconds a fresh compile takes here: the last one measured, else the default."""
+def measured() -> list[Measured]:
+    """The well-formed entries of the timing file, oldest first (none if it is missing or
+    unreadable; a damaged entry is skipped)."""
     try:
-        seconds = json.loads(_timing_path().read_text())["seconds"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return DEFAULT_SECONDS
-    return float(seconds) if isinstance(seconds, int | float) and seconds > 0 else DEFAULT_SECONDS
+        entries = json.loads(_timing_path().read_text())["measured"]
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        return []
+    found = []
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        where, version, seconds = (entry.get(k) for k in ("installation", "version", "seconds"))
+        if (
+            isinstance(where, str)
+            and isinstance(version, str)
+            and isinstance(seconds, int | float)
+            and not isinstance(seconds, bool)
+            and math.isfinite(seconds)
+            and seconds > 0
+        ):
+            found.append(Measured(where, version, float(seconds)))
+    return found
 
 
-def _record(seconds: float) -> None:
-    """Keep a measured compile time for the next estimate (best effort: a read-only cache
-    folder only loses the estimate)."""
+def estimate(unit: str = "") -> float:
+    """Seconds a fresh compile of ``unit`` (:func:`compile_unit`) takes here: this
+    installation's measurement of this code version, else its latest of the same unit in
+    another version, else its latest of any, else :data:`DEFAULT_SECONDS` (another
+    installation's figure, say another checkout sharing the cache folder, is never used)."""
+    installation, version = this_code(unit)
+    same_unit = latest = None
+    for entry in measured():
+        if entry.installation == installation:
+            if entry.version == version:
+                return entry.seconds
+            if entry.version.partition("/")[2] == version.partition("/")[2]:
+                same_unit = entry.seconds
+            latest = entry.seconds
+    found = same_unit if same_unit is not None else latest
+    return DEFAULT_SECONDS if found is None else found
+
+
+def _record(seconds: float, unit: str = "") -> None:
+    """Keep a measured compile time for this installation, code version and ``unit``,
+    for the next estimate (best effort: a read-only cache folder only loses it)."""
+    installation, version = this_code(unit)
+    kept = [e for e in measured() if (e.installation, e.version) != (installation, version)]
+    kept.append(Measured(installation, version, round(seconds, 1)))
+    text = json.dumps({"measured": [e._asdict() for e in kept[-MAX_MEASURED:]]}, indent=1)
     path = _timing_path()
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps({"seconds": round(seconds, 1)}) + "\n")
+        tmp.write_text(text + "\n")
         os.replace(tmp, path)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # e.g. no folder to hold it: nothing to remove
+            tmp.unlink(missing_ok=True)
 
 
-def compiling_line(seconds: float) -> str:
-    """What a run prints before compiling (``seconds``: the estimate)."""
-    return f"compiling the engine (first run on this machine, about {seconds:.0f} s)…"
+def what_compiles(strategies: Sequence[Strategy]) -> str:
+    """What a warm-up for ``strategies`` compiles, in words: the engine, and the strategy
+    kernels if some strategy is compiled (named; a plain-Python one adds nothing)."""
+    from strategies import is_compiled
+
+    names = list(dict.fromkeys(s.name for s in strategies if is_compiled(s)))
+    if not names:
+        return "the engine"
+    return f"the engine and the strategy kernels for {', '.join(names)}"
+
+
+def compiling_line(what: str, seconds: float) -> str:
+    """What a run says before compiling ``what`` (``seconds``: the estimate)."""
+    return f"compiling {what} (not yet cached for this version, about {seconds:.0f} s)…"
 
 
 def _stand_ins(strategies: Sequence[Strategy]) -> list[Strategy]:
     """Quick stand-ins for the run's strategies: ``random`` for each compiled one, a
     plain-Python first-legal player for each Python one. The throw-away game then calls
     the same compiled functions, with the same types, as the run (a compiled strategy is
-    a kernel id and a parameter array, all kernels compiled as one), but takes
+    a kernel id and a parameter array; :func:`compile_engine` compiles the dispatcher
+    that holds the run's own kernels), but takes
     milliseconds whatever the run's search budget, and runs none of a plug-in's own code
     (its errors and its time belong to the run, reported there as always)."""
     from strategies import Strategy, is_compiled, make
@@ -136,13 +227,27 @@ def compile_engine(config: RunLike) -> None:
     """Compile (or load from the cache) every compiled function a chunk of the run calls,
     by playing one throw-away game of it with :func:`_stand_ins` in this process; numba
     saves what it compiles to the cache, where the workers find it. Nothing is written."""
+    from strategies import make
+    from strategies.kernels import RANDOM_ID, dispatcher
+
+    from .. import kernel as K
     from .chunk import play_chunk
 
     rules, built = config.validate()
+    kernels = _kernels(built)
     game = np.zeros(1, dtype=np.int64)
     play_chunk(
-        rules.to_array(), _stand_ins(built), game, config.seed, config.seats, config.log_moves
-    )
+        rules.to_array(), _stand_ins(built), game, config.seed, config.seats,
+        config.log_moves, kernels=kernels,
+    )  # fmt: skip
+    if len(kernels) < len(built):  # the step-by-step driver: each kernel's own dispatcher
+        st = K.init_state(rules.to_array())
+        K.start_game(st, np.int64(config.seed))
+        obs = K.observe(st, np.int64(0))
+        buf = np.empty(K.MAX_MOVES, dtype=np.int64)
+        params = make("random").param_array()
+        for act in {dispatcher([k]) for k in kernels}:  # the random kernel: a quick call
+            act(RANDOM_ID, obs, params, K.new_stream(np.int64(config.seed)), buf)
 
 
 @contextlib.contextmanager
@@ -191,23 +296,35 @@ def interrupts_kept() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
-def warm_up(config: RunLike, say: Callable[[str], None]) -> float | None:
+def warm_up(
+    config: RunLike, say: Callable[[str], None], watch: CompileWatch | None = None
+) -> float | None:
     """Before the workers start: if the cache lacks the engine the run needs, compile it
     here (:func:`compile_engine`), once, saying :func:`compiling_line` before and
-    ``compiled in N s`` after; return those seconds (recorded for the next estimate).
+    ``compiled in N s`` after, and showing the compile under way with ``watch`` (if
+    given); return those seconds (recorded for the next estimate).
 
-    When the cache holds it already, nothing is said or loaded (None): each worker loads
-    it from the cache as it would anyway, and the main process does not wait for a load
-    of its own first.
+    The two lines go to ``say`` and, when the Python API's compile notes are on
+    (:func:`haggis_sim._cache.compile_notes`), to standard error as well: they are the
+    process's compile note, and no compile is announced after them. When the cache
+    holds the engine already, nothing is said or loaded (None): each worker loads it
+    from the cache as it would anyway, and the main process does not wait for a load of
+    its own first.
     """
     _, strategies = config.validate()
     if is_cached(strategies):
         return None
-    say(compiling_line(estimate()))
+    what = what_compiles(strategies)
+    unit = compile_unit(strategies)
+    seconds = estimate(unit)
+    for speak in (say, say_compile_note):
+        speak(compiling_line(what, seconds))
     t0 = time.perf_counter()
-    with interrupts_kept():  # Ctrl-C here: KeyboardInterrupt, not numba's RuntimeError
+    shown = watch(what, seconds) if watch is not None else contextlib.nullcontext()
+    with shown, interrupts_kept():  # Ctrl-C here: KeyboardInterrupt, not numba's RuntimeError
         compile_engine(config)
     seconds = time.perf_counter() - t0
-    _record(seconds)
-    say(f"compiled in {seconds:.0f} s")
+    _record(seconds, unit)
+    for speak in (say, say_compile_note):
+        speak(f"compiled in {seconds:.0f} s")
     return seconds

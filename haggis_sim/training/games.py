@@ -40,6 +40,7 @@ def play_games(
     deal seed ``words[g, 0]`` and seat streams from ``words[g, 1 + seat]``; write the
     winner and the three final scores (-1: no such seat) to ``out[g]``."""
     buf = np.empty(K.MAX_MOVES, dtype=np.int64)
+    every_kernel = np.zeros(0, dtype=np.int64)  # kernels.dispatcher_tag of them all
     rngs = np.empty((3, 1), dtype=np.uint64)
     moves = np.empty((1, R.N_MOVE_COLUMNS), dtype=np.int64)  # no logs: never written
     rounds = np.empty((1, R.N_ROUND_COLUMNS), dtype=np.int64)
@@ -50,7 +51,7 @@ def play_games(
         for s in range(n):
             rngs[s, 0] = K.new_stream(words[g, 1 + s])[0]
         play_one_game(st, words[g, 0], rngs, sids, params, entries[g], 0, False, False,
-                      moves, rounds, cursor, buf)  # fmt: skip
+                      moves, rounds, cursor, buf, every_kernel)  # fmt: skip
         out[g, 0] = st[L.S_WINNER]
         for s in range(3):
             out[g, 1 + s] = st[L.S_SCORE + s] if s < n else -1

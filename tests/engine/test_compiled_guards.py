@@ -78,6 +78,25 @@ def test_compiled_dispatch_raises_for_an_unknown_id() -> None:
         message = f"no compiled strategy kernel has id {sid}"
         with pytest.raises(kernels.UnknownKernelError, match=message):
             kernels.act(sid, obs, params, new_stream(np.int64(1)), buf)
+    # the smaller dispatchers a run of fewer kernels compiles refuse the kernels they lack
+    for act, lacks in (
+        (kernels.act_simple, (kernels.MCTS_ID, kernels.LEARNED_ID, 5)),
+        (kernels.act_learned, (kernels.MCTS_ID, 5)),
+    ):
+        assert act(kernels.GREEDY_ID, obs, params, new_stream(np.int64(1)), buf) == greedy
+        for sid in lacks:
+            with pytest.raises(kernels.UnknownKernelError, match=f"id {sid}"):
+                act(sid, obs, params, new_stream(np.int64(1)), buf)
+
+
+def test_a_run_compiles_the_smallest_dispatcher_that_holds_its_kernels() -> None:
+    K = kernels
+    assert K.dispatcher([K.GREEDY_ID, K.HEURISTIC_ID, K.RANDOM_ID]) is K.act_simple
+    assert K.dispatcher([K.LEARNED_ID, K.HEURISTIC_ID]) is K.act_learned
+    assert K.dispatcher([K.MCTS_ID, K.GREEDY_ID]) is K.act
+    assert K.dispatcher([7]) is K.act  # an unknown id: the dispatcher that refuses it
+    tags = {K.dispatcher_tag(ids).dtype for ids in ([K.GREEDY_ID], [K.LEARNED_ID], [K.MCTS_ID])}
+    assert len(tags) == 3  # compiled code tells the three apart
 
 
 def test_the_runner_stops_on_an_unknown_kernel_and_records_no_game() -> None:
@@ -98,6 +117,7 @@ def test_the_runner_stops_on_an_unknown_kernel_and_records_no_game() -> None:
             np.zeros((2, 3), dtype=np.int64), np.array([11, 12], dtype=np.int64), game_ids, 0, 1,
             False, np.empty((1, R.N_MOVE_COLUMNS), dtype=np.int64),
             np.empty((300, R.N_ROUND_COLUMNS), dtype=np.int64), games, cursor,
+            kernels.dispatcher_tag([7]),
         )  # fmt: skip
     assert cursor[R.C_GAME] == 0, "no game may be recorded"
 

@@ -7,7 +7,9 @@ games/s a run reports leaves the compile out.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import io
 import json
 import os
 import re
@@ -15,14 +17,22 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
+from haggis_sim import _cache
+from haggis_sim.cli import run as cli_run
+from haggis_sim.cli.app import main
+from haggis_sim.cli.run import RunProgress
 from haggis_sim.runner import run as run_module
 from haggis_sim.runner import warmup
 from haggis_sim.runner.run import RunConfig, execute
+from haggis_sim.runner.tournament import tournament
+from strategies import Strategy, make
 
 ROOT = Path(__file__).resolve().parents[2]
 HAGGIS_SIM = str(Path(sys.executable).with_name("haggis-sim"))
@@ -90,6 +100,8 @@ def test_after_the_warm_up_playing_a_chunk_needs_no_compiled_function_it_lacks()
         (["greedy", "heuristic"], 2, "rotate", True, True),
         (["mcts:iters=8", "learned"], 3, "fixed", False, True),
         (["test-last-play", "greedy"], 2, "rotate", True, True),
+        (["learned", "heuristic"], 2, "rotate", True, True),
+        (["test-last-play", "mcts:iters=8"], 2, "fixed", True, True),
     ]
     for case in cases:  # a process each: one case's loads must not hide another's misses
         assert worker_adds([case]) == {",".join(case[0]): []}
@@ -111,9 +123,9 @@ def test_the_warm_up_comes_before_the_first_game(
     left to play."""
     events: list[str] = []
 
-    def spy(config: RunConfig, say: Any) -> float | None:
+    def spy(config: RunConfig, say: Any, watch: Any) -> float | None:
         events.append("warm-up")
-        return warmup.warm_up(config, say)
+        return warmup.warm_up(config, say, watch)
 
     monkeypatch.setattr(run_module, "warm_up", spy)
     config = RunConfig(strategies=["greedy", "random"], games=12, rules=_rules(), jobs=1)
@@ -165,23 +177,138 @@ def test_is_cached_looks_for_the_key_functions_index_files(tmp_path: Path) -> No
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads(proc.stdout) == {
-        "compiled": [False, False, True],
-        "mixed": [False, False, False, False, True],
+        "compiled": [False, False, False, True],
+        # greedy's dispatcher is in both lists: "compiled" left its index file
+        "mixed": [False, False, False, True, True],
     }
     assert not list(tmp_path.rglob("*.nbc"))  # nothing was compiled
 
 
-def test_the_estimate_is_the_last_measured_compile(
+def _measured(tmp_path: Path, *entries: tuple[str, str, object]) -> None:
+    """Write a timing file holding ``entries`` (installation, version, seconds)."""
+    rows = [{"installation": i, "version": v, "seconds": s} for i, v, s in entries]
+    (tmp_path / warmup.TIMING_FILE).write_text(json.dumps({"measured": rows}))
+
+
+def test_the_estimate_is_this_installations_own_for_this_version(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The estimate is this installation's measurement of this code version, else its
+    latest of another version, else the default: never another installation's figure
+    (another checkout sharing the cache folder), whatever order the file lists them."""
     monkeypatch.setenv("HAGGIS_SIM_CACHE_DIR", str(tmp_path))
-    assert warmup.estimate() == warmup.DEFAULT_SECONDS
+    monkeypatch.setattr(warmup, "this_code", lambda unit="": ("/here", "v2"))
+    assert warmup.estimate() == warmup.DEFAULT_SECONDS  # no file
+    _measured(tmp_path, ("/elsewhere", "v2", 11.0))
+    assert warmup.estimate() == warmup.DEFAULT_SECONDS  # only another installation's
+    _measured(tmp_path, ("/here", "v0", 30.0), ("/here", "v1", 40.0), ("/elsewhere", "v2", 11))
+    assert warmup.estimate() == 40.0  # this installation's latest, of another version
+    _measured(tmp_path, ("/here", "v2", 55.5), ("/here", "v1", 40.0), ("/elsewhere", "v2", 11))
+    assert warmup.estimate() == 55.5  # this installation and version, though older
+
+
+def test_the_estimate_is_of_what_the_run_compiles(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run of the simple kernels compiles a fraction of one with the search: each has
+    its own figure, and another version's figure of the same unit comes before the latest
+    of any."""
+    from strategies import make
+
+    monkeypatch.setenv("HAGGIS_SIM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(warmup, "source_hash", lambda: "v2")
+    small = warmup.compile_unit([make("greedy"), make("heuristic")])
+    big = warmup.compile_unit([make("greedy"), make("mcts")])
+    assert small != big
+    here = str(_cache.ROOT)
+    _measured(tmp_path, (here, f"v1/{small}", 30.0), (here, f"v1/{big}", 90.0))
+    assert warmup.estimate(small) == 30.0 and warmup.estimate(big) == 90.0
+    warmup._record(28.0, small)
+    assert warmup.estimate(small) == 28.0 and warmup.estimate(big) == 90.0
+    assert warmup.estimate("another") == 28.0  # none of its own: the latest of any
+
+
+def test_a_measured_compile_is_kept_per_installation_and_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recording replaces this installation and version's entry (moved last, the latest),
+    keeps every other installation's, and writes the file whole (no temporary left)."""
+    monkeypatch.setenv("HAGGIS_SIM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(warmup, "this_code", lambda unit="": ("/here", "v1"))
+    _measured(tmp_path, ("/here", "v1", 40.0), ("/elsewhere", "v1", 11.0))
     warmup._record(42.25)
-    assert warmup.estimate() == 42.2 or warmup.estimate() == 42.3
-    (tmp_path / warmup.TIMING_FILE).write_text("{not json")
+    assert warmup.measured() == [("/elsewhere", "v1", 11.0), ("/here", "v1", 42.2)]
+    monkeypatch.setattr(warmup, "this_code", lambda unit="": ("/here", "v2"))
+    assert warmup.estimate() == 42.2  # the new version: this installation's latest
+    warmup._record(60)
+    assert [e.version for e in warmup.measured()] == ["v1", "v1", "v2"]
+    assert warmup.estimate() == 60.0
+    assert [p.name for p in tmp_path.iterdir()] == [warmup.TIMING_FILE]
+    monkeypatch.setattr(warmup, "MAX_MEASURED", 2)
+    warmup._record(61)
+    assert [e.seconds for e in warmup.measured()] == [42.2, 61.0]  # the oldest went first
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{not json",
+        "\xff\xfe",
+        "[" * 100_000 + "]" * 100_000,
+        "[]",
+        '{"seconds": 42}',  # a single figure for the whole machine: not this installation's
+        '{"measured": 3}',
+        '{"measured": [3, null, "x", {"installation": "/here", "version": "v1"}]}',
+        '{"measured": [{"installation": "/here", "version": "v1", "seconds": -4}]}',
+        '{"measured": [{"installation": "/here", "version": "v1", "seconds": true}]}',
+        '{"measured": [{"installation": "/here", "version": "v1", "seconds": "40"}]}',
+        '{"measured": [{"installation": "/here", "version": "v1", "seconds": NaN}]}',
+        '{"measured": [{"installation": "/here", "version": "v1", "seconds": Infinity}]}',
+        '{"measured": [{"installation": 1, "version": "v1", "seconds": 40}]}',
+    ],
+)
+def test_a_damaged_or_edited_timing_file_gives_the_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    """Whatever the file holds, the estimate is a positive number of seconds (the
+    default when nothing in it is a measurement of this installation), and a new
+    measurement replaces the damage."""
+    monkeypatch.setenv("HAGGIS_SIM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(warmup, "this_code", lambda unit="": ("/here", "v1"))
+    (tmp_path / warmup.TIMING_FILE).write_bytes(text.encode("latin-1"))
     assert warmup.estimate() == warmup.DEFAULT_SECONDS
-    assert warmup.compiling_line(91.6) == (
-        "compiling the engine (first run on this machine, about 92 s)…"
+    warmup._record(33)
+    assert warmup.estimate() == 33.0
+
+
+def test_a_timing_file_that_cannot_be_written_loses_only_the_estimate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache folder where no file can be made: recording says nothing and leaves
+    nothing (the estimate stays the default)."""
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    monkeypatch.setenv("HAGGIS_SIM_CACHE_DIR", str(blocked / "cache"))
+    warmup._record(12)
+    assert warmup.estimate() == warmup.DEFAULT_SECONDS
+    assert [p.name for p in tmp_path.iterdir()] == ["file"]
+
+
+class _Python(Strategy):
+    name = "test-python"
+
+
+def test_the_compile_line_names_what_compiles() -> None:
+    """The engine, plus the strategy kernels named by the compiled strategies (each once,
+    in seat order); a plain-Python strategy adds nothing to compile."""
+    greedy, heuristic, mcts = make("greedy"), make("heuristic"), make("mcts:iters=8")
+    assert warmup.what_compiles([greedy, heuristic, greedy]) == (
+        "the engine and the strategy kernels for greedy, heuristic"
+    )
+    assert warmup.what_compiles([_Python(), mcts]) == "the engine and the strategy kernels for mcts"
+    assert warmup.what_compiles([_Python(), _Python()]) == "the engine"
+    assert warmup.compiling_line("the engine", 91.6) == (
+        "compiling the engine (not yet cached for this version, about 92 s)…"
     )
 
 
@@ -206,17 +333,25 @@ def test_a_first_run_says_it_compiles_once_before_compiling_and_workers_only_loa
         lines: list[tuple[float, str]] = [(time.time(), line) for line in proc.stderr]
         assert proc.wait(timeout=900) == 0, lines
     said = [line.rstrip("\n") for _, line in lines]
-    expected = "note: " + warmup.compiling_line(warmup.DEFAULT_SECONDS)
-    assert said[0] == expected, said
+    what = "the engine and the strategy kernels for greedy, heuristic"
+    assert said[0] == "note: " + warmup.compiling_line(what, warmup.DEFAULT_SECONDS), said
     assert sum("compiling the engine" in s for s in said) == 1, said
     compiled = [i for i, s in enumerate(said) if re.fullmatch(r"note: compiled in \d+ s", s)]
     assert len(compiled) == 1, said
     files = [p for p in cache.glob("numba-*/**/*") if p.is_file()]
     assert files
+    # only what greedy and heuristic need: neither the search, nor the network, nor the
+    # dispatcher that holds them
+    names = {p.name for p in files}
+    assert any(".act_simple-" in n for n in names), sorted(names)
+    for unused in (".act-", ".act_learned-", ".mcts_act-", ".learned_act-"):
+        assert not any(unused in n for n in names), (unused, sorted(names))
     mtimes = [p.stat().st_mtime for p in files]
     assert min(mtimes) > lines[0][0] - 0.5, "the cache was written before the line"
     assert max(mtimes) <= lines[compiled[0]][0], "a worker compiled after the warm-up"
-    seconds = json.loads((cache / warmup.TIMING_FILE).read_text())["seconds"]
+    (entry,) = json.loads((cache / warmup.TIMING_FILE).read_text())["measured"]
+    assert entry["installation"] == str(_cache.ROOT) and entry["version"] == _cache.source_hash()
+    seconds = entry["seconds"]
     summary = re.search(r"40 games in ([\d.]+) s", (tmp_path / "stdout").read_text())
     assert summary and float(summary.group(1)) < seconds
     again = subprocess.run(
@@ -240,6 +375,192 @@ def test_with_the_engine_cached_the_warm_up_says_and_does_nothing(
     monkeypatch.setattr(warmup, "compile_engine", played)
     said: list[str] = []
     assert warmup.warm_up(config, said.append) is None and said == []
+
+
+@pytest.fixture
+def fresh_notes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """This process's compile notes as in a new process, on by default, and the timing
+    file in a folder of the test's own."""
+    monkeypatch.setattr(_cache, "_NOTES", _cache._Notes())
+    monkeypatch.setenv(_cache.NOTES_VARIABLE, "1")
+    monkeypatch.setenv("HAGGIS_SIM_CACHE_DIR", str(tmp_path / "cache-base"))
+
+
+class _Watch:
+    """A ``watch`` for warm_up that records when it is shown and removed."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    @contextlib.contextmanager
+    def __call__(self, what: str, estimate: float) -> Iterator[None]:
+        self.events.append(f"shown: {what}, {estimate:.0f}")
+        try:
+            yield
+        finally:
+            self.events.append("removed")
+
+
+def _uncompiled(monkeypatch: pytest.MonkeyPatch, compile_engine: Any = None) -> list[str]:
+    """Make warm_up find the cache empty and compile with ``compile_engine`` (nothing by
+    default); the returned list records what happened when."""
+    events: list[str] = []
+    monkeypatch.setattr(warmup, "is_cached", lambda _s: False)
+    monkeypatch.setattr(
+        warmup, "compile_engine", compile_engine or (lambda _c: events.append("compiled"))
+    )
+    return events
+
+
+@pytest.mark.usefixtures("fresh_notes")
+@pytest.mark.parametrize("notes", [True, False], ids=["api-notes-on", "api-notes-off"])
+def test_the_warm_up_says_what_compiles_and_shows_it_while_compiling(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], notes: bool
+) -> None:
+    """The run's two lines go to ``say``; ``watch`` is shown around the compile (with
+    what compiles and the estimate) and removed after it; the same two lines go to
+    standard error when the Python API's notes are on, and nothing does when they are off."""
+    _cache.compile_notes(notes)
+    events = _uncompiled(monkeypatch)
+    watch = _Watch()
+    config = RunConfig(strategies=["greedy", "random"], games=4, rules=_rules())
+    said: list[str] = []
+    assert warmup.warm_up(config, said.append, watch) is not None
+    what = "the engine and the strategy kernels for greedy, random"
+    first = warmup.compiling_line(what, warmup.DEFAULT_SECONDS)
+    assert said == [first, "compiled in 0 s"]
+    assert watch.events == [f"shown: {what}, 70", "removed"] and events == ["compiled"]
+    err = capsys.readouterr().err.splitlines()
+    assert err == ([f"note: {first}", "note: compiled in 0 s"] if notes else [])
+
+
+@pytest.mark.usefixtures("fresh_notes")
+def test_ctrl_c_in_a_watched_compile_removes_the_line_and_says_no_compiled_in(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A compile cut short: the live line is removed, KeyboardInterrupt leaves the
+    warm-up, no ``compiled in`` is said and no time is recorded for the estimate."""
+
+    def interrupted(_config: Any) -> None:
+        watch.events.append("compiling")
+        raise KeyboardInterrupt
+
+    _uncompiled(monkeypatch, interrupted)
+    watch = _Watch()
+    said: list[str] = []
+    config = RunConfig(strategies=["greedy"], games=4, rules=_rules())
+    with pytest.raises(KeyboardInterrupt):
+        warmup.warm_up(config, said.append, watch)
+    assert [e.split(":")[0] for e in watch.events] == ["shown", "compiling", "removed"]
+    assert len(said) == 1 and said[0].startswith("compiling the engine")
+    assert not (tmp_path / "cache-base" / warmup.TIMING_FILE).exists()
+    assert "compiled in" not in capsys.readouterr().err
+
+
+def test_the_live_compile_line_counts_the_seconds_then_gives_way_to_the_bar() -> None:
+    """In a terminal, :meth:`RunProgress.compiling` shows what compiles and the seconds
+    against the estimate, refreshed by a thread of its own while the main thread is
+    busy, alone (the games bar is not shown yet); the bar starts at the first update,
+    its elapsed time counted from there (not from the compile)."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=200)
+    with RunProgress(console) as progress:
+        with progress.compiling("the engine", 70.4):
+            time.sleep(1.6)  # as a compile: the main thread does not refresh the line
+            during = out.getvalue()
+        assert "compiling the engine: 0 s of about 70 s" in during
+        assert re.search(r"compiling the engine: [1-9] s of about 70 s", during), during
+        assert "games" not in out.getvalue()
+        progress.update(0, 10)
+        progress.update(5, 10)
+    bar = out.getvalue()[len(during) :]
+    assert "5/10" in bar and "0:00:00" in bar and "0:00:01" not in bar
+
+
+def test_the_command_shows_the_live_line_while_it_compiles_with_a_progress_bar(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``haggis-sim run`` with its progress bar (a terminal, not --quiet) has the warm-up
+    show its compile with :meth:`RunProgress.compiling`."""
+    events = _uncompiled(monkeypatch)
+
+    @contextlib.contextmanager
+    def compiling(_self: RunProgress, what: str, estimate: float) -> Iterator[None]:
+        events.append(f"shown: {what}")
+        yield
+        events.append("removed")
+
+    monkeypatch.setattr(RunProgress, "compiling", compiling)
+    monkeypatch.setenv("HAGGIS_SIM_CACHE_DIR", str(tmp_path / "cache-base"))
+    config = RunConfig(strategies=["greedy", "random"], games=4, rules=_rules(), jobs=1)
+    cli_run._play_and_summarize(config, tmp_path / "r", resume=False, show=True)
+    what = "the engine and the strategy kernels for greedy, random"
+    assert events == [f"shown: {what}", "compiled", "removed"]
+
+
+@pytest.mark.usefixtures("fresh_notes")
+def test_the_command_says_each_compile_line_once_without_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``haggis-sim run`` with output redirected: its first line on standard error is the
+    compile note, and it and ``compiled in`` are said once each (the Python API's notes,
+    on in this environment, are not said besides), with no live line."""
+    _uncompiled(monkeypatch)
+    monkeypatch.setenv("PYTHONWARNINGS", "")  # main() adds a filter for loky's tracker
+    args = ["run", "-s", "greedy,random", "-n", "4", "-j", "1", "--out", str(tmp_path / "r")]
+    with pytest.raises(SystemExit) as done:
+        main(args)
+    err = capsys.readouterr().err.splitlines()
+    assert done.value.code == 0, err
+    what = "the engine and the strategy kernels for greedy, random"
+    assert err[0] == "note: " + warmup.compiling_line(what, warmup.DEFAULT_SECONDS), err
+    assert [line.split(" (")[0] for line in err if "compil" in line] == [
+        f"note: compiling {what}",
+        "note: compiled in 0 s",
+    ], err
+
+
+@pytest.mark.usefixtures("fresh_notes")
+def test_a_tournament_that_compiles_says_so_once_on_stderr_and_in_its_notes(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """From Python, a tournament's compile is said once on standard error (the run's own
+    two lines, not the first-use note besides), kept in the result's notes, and no later
+    compile of the process is announced again."""
+    _uncompiled(monkeypatch)
+    result = tournament(["greedy", "random"], games=4, jobs=1, out=tmp_path / "t")
+    first = warmup.compiling_line(
+        "the engine and the strategy kernels for greedy, random", warmup.DEFAULT_SECONDS
+    )
+    assert result.notes[:2] == (first, "compiled in 0 s")
+    assert capsys.readouterr().err.splitlines() == [f"note: {first}", "note: compiled in 0 s"]
+    ours = next(iter(_cache._OURS))
+    _cache._NOTES.start(ours)  # as numba reports a compile of the engine's
+    _cache._NOTES.end()
+    _cache._NOTES.finish()
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.usefixtures("fresh_notes")
+def test_a_runs_chunk_leaves_compile_notes_to_the_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A worker that compiles while it plays a chunk (say a plug-in's own compiled code)
+    says nothing of it: its process's output is the run's terminal, and the run said
+    what it compiles."""
+    real = run_module.play_chunk
+    ours = next(iter(_cache._OURS))
+
+    def compiling_chunk(*args: Any) -> Any:
+        _cache._NOTES.start(ours)  # as numba reports a compile of one of the engine's
+        _cache._NOTES.end()
+        return real(*args)
+
+    monkeypatch.setattr(run_module, "play_chunk", compiling_chunk)
+    config = RunConfig(strategies=["greedy", "random"], games=4, rules=_rules())
+    run_module.run_chunk(config.as_dict(), None, 0, 4)
+    _cache._NOTES.finish()
+    assert capsys.readouterr().err == ""
 
 
 # A ctypes callback, as LLVM makes while numba compiles: a SIGINT handled inside it
