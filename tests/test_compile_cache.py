@@ -214,6 +214,7 @@ plug_in.add_one(1.5)  # a second compile, within the pause: the same burst
 """
 
 
+@pytest.mark.slow  # four fresh processes compiling; the notes' rules have fast tests above
 def test_a_process_that_compiles_the_engine_says_so_once(tmp_path: Path) -> None:
     """Real compiles in fresh processes: the note comes as the engine's function starts
     compiling (not for another library's), ``compiled in`` after the last compile (at

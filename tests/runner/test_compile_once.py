@@ -350,7 +350,9 @@ def test_a_first_run_says_it_compiles_once_before_compiling_and_workers_only_loa
     assert min(mtimes) > lines[0][0] - 0.5, "the cache was written before the line"
     assert max(mtimes) <= lines[compiled[0]][0], "a worker compiled after the warm-up"
     (entry,) = json.loads((cache / warmup.TIMING_FILE).read_text())["measured"]
-    assert entry["installation"] == str(_cache.ROOT) and entry["version"] == _cache.source_hash()
+    unit = warmup.compile_unit([make("greedy"), make("heuristic")])
+    assert entry["installation"] == str(_cache.ROOT)
+    assert entry["version"] == f"{_cache.source_hash()}/{unit}"
     seconds = entry["seconds"]
     summary = re.search(r"40 games in ([\d.]+) s", (tmp_path / "stdout").read_text())
     assert summary and float(summary.group(1)) < seconds
