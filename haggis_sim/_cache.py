@@ -92,16 +92,25 @@ def _dir() -> str:
 
 @contextmanager
 def compiled_cache() -> Iterator[None]:
-    """Within this block, ``@njit(cache=True)`` functions cache under :func:`cache_dir`."""
+    """Within this block, ``@njit(cache=True)`` functions cache under :func:`cache_dir`,
+    the project's in a subfolder named by their place in the project (any copy of one code
+    version shares them: :mod:`haggis_sim._locator`)."""
     import numba
 
     config = numba.config
-    previous = getattr(config, "CACHE_DIR", "")
+    previous = getattr(config, "CACHE_DIR", ""), getattr(config, "CACHE_LOCATOR_CLASSES", "")
     setattr(config, "CACHE_DIR", _dir())  # noqa: B010 - numba.config is a module of settings
+    setattr(config, "CACHE_LOCATOR_CLASSES", LOCATORS)  # noqa: B010
     try:
         yield
     finally:
-        setattr(config, "CACHE_DIR", previous)  # noqa: B010
+        setattr(config, "CACHE_DIR", previous[0])  # noqa: B010
+        setattr(config, "CACHE_LOCATOR_CLASSES", previous[1])  # noqa: B010
+
+
+#: the cache locators numba tries, in order: the project's, then numba's own for a
+#: function defined elsewhere (a plug-in's) under the same folder
+LOCATORS = "haggis_sim._locator.ProjectCacheLocator,UserProvidedCacheLocator"
 
 
 class Compiled(Protocol[_P, _R_co]):

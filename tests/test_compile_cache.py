@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -238,3 +239,43 @@ def test_a_process_that_compiles_the_engine_says_so_once(tmp_path: Path) -> None
     assert use("on", "a") == ["before", "between"]  # loaded from the cache: nothing to say
     assert use("on", "b", HAGGIS_SIM_COMPILE_NOTES="0") == ["before", "between"]
     assert use("off-by-call", "c") == ["before", "between"]
+
+
+PROBE_SHARED = """
+import json
+import numpy as np
+from haggis_sim.engine.rng import derive
+derive(np.int64(3), np.int64(4))
+stats = derive.stats
+print(json.dumps([stats.cache_path, sum(stats.cache_hits.values()),
+                  sum(stats.cache_misses.values())]))
+"""
+
+
+def test_two_copies_of_one_version_share_what_either_compiled(tmp_path: Path) -> None:
+    """A fresh clone (CI's, a second checkout) of the same code finds the functions the
+    other copy compiled in the same cache folder and loads them; numba's own naming would
+    give each copy a folder of its own and compile everything again."""
+    copies = [tmp_path / "one" / "haggis-sim", tmp_path / "two" / "checkout"]
+    for copy in copies:
+        for package in ("haggis_sim", "strategies"):
+            shutil.copytree(
+                ROOT / package, copy / package, ignore=shutil.ignore_patterns("__pycache__")
+            )
+    env = _clean_env(HAGGIS_SIM_CACHE_DIR=str(tmp_path / "cache"), HOME=str(tmp_path))
+    said = []
+    for copy in copies:
+        proc = subprocess.run(
+            [sys.executable, "-c", PROBE_SHARED], capture_output=True, text=True,
+            env={**env, "PYTHONPATH": str(copy)}, cwd=copy, timeout=120,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        said.append(json.loads(proc.stdout))
+    (path_one, hits_one, misses_one), (path_two, hits_two, misses_two) = said
+    assert (
+        path_one
+        == path_two
+        == str(tmp_path / "cache" / f"numba-{_cache.source_hash()}" / "haggis_sim_engine")
+    )
+    assert (hits_one, misses_one) == (0, 1)  # the first copy compiles
+    assert (hits_two, misses_two) == (1, 0)  # the second loads it

@@ -47,7 +47,10 @@ TYPED_API = (
 #: module is named by its own entry or a package's: ``haggis_sim`` covers the package's
 #: ``__init__`` only, so a new module of ``haggis_sim`` has to be placed here
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("compiled engine", ("haggis_sim._cache", "haggis_sim._lazy", "haggis_sim.engine")),
+    (
+        "compiled engine",
+        ("haggis_sim._cache", "haggis_sim._locator", "haggis_sim._lazy", "haggis_sim.engine"),
+    ),
     ("typed API", TYPED_API),
     # writing a user-visible output and reading a user's file safely (stdlib only): below
     # strategies, whose model writer and loader use them
