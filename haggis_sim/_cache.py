@@ -108,9 +108,13 @@ def compiled_cache() -> Iterator[None]:
         setattr(config, "CACHE_LOCATOR_CLASSES", previous[1])  # noqa: B010
 
 
-#: the cache locators numba tries, in order: the project's, then numba's own for a
-#: function defined elsewhere (a plug-in's) under the same folder
-LOCATORS = "haggis_sim._locator.ProjectCacheLocator,UserProvidedCacheLocator"
+#: the cache locators numba tries, in order: the project's; numba's own for a function
+#: defined elsewhere (a plug-in's) under the same folder; and, when that folder cannot be
+#: written, numba's usual fallbacks (beside the source, or its user-wide folder)
+LOCATORS = (
+    "haggis_sim._locator.ProjectCacheLocator,UserProvidedCacheLocator,InTreeCacheLocator,"
+    "UserWideCacheLocator"
+)
 
 
 class Compiled(Protocol[_P, _R_co]):

@@ -279,3 +279,25 @@ def test_two_copies_of_one_version_share_what_either_compiled(tmp_path: Path) ->
     )
     assert (hits_one, misses_one) == (0, 1)  # the first copy compiles
     assert (hits_two, misses_two) == (1, 0)  # the second loads it
+
+
+def test_a_cache_folder_that_cannot_be_written_falls_back_to_numbas_own(
+    tmp_path: Path,
+) -> None:
+    """``HAGGIS_SIM_CACHE_DIR`` naming a file: the engine still compiles and runs, cached
+    where numba would put it without the project's folder (beside a copy of the source
+    here, so the test writes nothing in the repository)."""
+    copy = tmp_path / "copy"
+    for package in ("haggis_sim", "strategies"):
+        shutil.copytree(
+            ROOT / package, copy / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    (tmp_path / "a-file").write_text("")
+    env = _clean_env(HAGGIS_SIM_CACHE_DIR=str(tmp_path / "a-file"), HOME=str(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE_SHARED], capture_output=True, text=True,
+        env={**env, "PYTHONPATH": str(copy)}, cwd=copy, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    cache_path, _, misses = json.loads(proc.stdout)
+    assert cache_path == str(copy / "haggis_sim" / "engine" / "__pycache__") and misses == 1
