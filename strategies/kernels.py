@@ -144,22 +144,15 @@ def act_learned(
 def act(sid: int, obs: np.ndarray, params: np.ndarray, rng: np.ndarray, buf: np.ndarray) -> int:
     """Dispatch to the kernel of strategy ``sid``; UnknownKernelError for any other id.
 
-    Every id is matched explicitly: an unknown one must stop the run, never fall
-    through to some kernel and play games nobody asked for.
+    Every id is matched explicitly (the search here, the others in :func:`act_learned`
+    and :func:`act_simple`): an unknown one must stop the run, never fall through to
+    some kernel and play games nobody asked for.
     """
     action: int  # the kernels are typed by numba (mypy sees their results as Any)
-    if sid == RANDOM_ID:
-        action = random_act(obs, params, rng, buf)
-    elif sid == GREEDY_ID:
-        action = greedy_act(obs, params, rng, buf)
-    elif sid == HEURISTIC_ID:
-        action = heuristic_act(obs, params, rng, buf)
-    elif sid == MCTS_ID:
+    if sid == MCTS_ID:
         action = mcts_act(obs, params, rng, buf)
-    elif sid == LEARNED_ID:
-        action = learned_act(obs, params, rng, buf)
     else:
-        raise UnknownKernelError(sid)
+        action = act_learned(sid, obs, params, rng, buf)
     return action
 
 
