@@ -8,13 +8,12 @@ the code does, and that the tutorial's experiment still runs as the tutorial tel
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from pathlib import Path
 
 import pytest
 from cli_helpers import invoke
-from docs_helpers import DOCS, ROOT, code_blocks, hooks, with_games
+from docs_helpers import DOCS, code_blocks, hooks, with_games
 
 TUTORIAL_TOML = DOCS / "examples" / "haggis-to.toml"
 
@@ -133,23 +132,6 @@ def test_tutorial_experiment_runs_small(tmp_path: Path) -> None:
     for name in ("index.html", "summary.md", "report/index.html", "fig-forest.png"):
         assert (out / name).is_file(), name
     assert "best arm by ahead_r1_win" in res.stdout
-
-
-@pytest.mark.slow
-def test_readme_experiment_command_runs_small(tmp_path: Path) -> None:
-    """The README's experiment command, its file with every game count reduced, through
-    the command line: it plays every arm on every rung and writes its page."""
-    readme = (ROOT / "README.md").read_text()
-    line = re.search(r"^\.venv/bin/haggis-sim (experiment \S+)$", readme, flags=re.M)
-    assert line, "the README shows an experiment command"
-    args = shlex.split(line.group(1))
-    source = ROOT / args[1]
-    small = tmp_path / source.name
-    small.write_text(with_games(source.read_text(), 6))
-    out = tmp_path / "out"
-    res = invoke("experiment", str(small), "--out", str(out), "--jobs", "1")
-    assert res.exit_code == 0, (res.stdout, res.stderr)
-    assert (out / "index.html").is_file() and (out / "summary.json").is_file()
 
 
 def test_the_observation_layout_page_lists_every_field_at_its_offset() -> None:

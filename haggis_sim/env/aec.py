@@ -123,6 +123,8 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
         self._codes = np.empty(L.MAX_MOVES, dtype=np.int64)
         self._index_buf = np.empty(L.MAX_MOVES, dtype=np.int64)
         self._legal = np.empty(0, dtype=np.int64)
+        self._legal_list: list[int] = []  # the legal indices, and their packed moves
+        self._legal_codes: list[int] = []
         self._st: np.ndarray = K.init_state(self._rules_arr)
         self.seed_value = 0
         self.game_id = -1
@@ -180,6 +182,8 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
             code = int(self._codes[-1 - n])
             raise A.ActionTableError(f"legal action {code:#x} has no index in the action table")
         self._legal = idx[:n].copy()
+        self._legal_list = self._legal.tolist()
+        self._legal_codes = self._codes[:n].tolist()
         self.infos[self.agent_selection] = {"legal_actions": self._legal}
 
     def _dealt(self, what: str) -> None:
@@ -209,7 +213,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
             return
         if isinstance(action, bool) or not isinstance(action, int | np.integer):
             raise IllegalAction(f"{agent}: not an action index: {action!r}")
-        if not (self._legal == action).any():
+        if action not in self._legal_list:
             if not 0 <= action < self.n_actions:
                 raise IllegalAction(
                     f"{agent}: action {action} is outside the action space 0..{self.n_actions - 1}"
@@ -217,8 +221,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
             raise IllegalAction(
                 f"{agent} cannot {A.describe_action(int(action), self.rules.players)} now"
             )
-        seat = self.agent_name_mapping[agent]
-        code = A.action_code(int(action), seat, self.rules.players)
+        code = self._legal_codes[self._legal_list.index(action)]
         K.apply_action(self._st, np.int64(code))
         self.infos[agent] = {}
         self._cumulative_rewards[agent] = 0.0
@@ -244,6 +247,8 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
             self.terminations[a] = True
             self.infos[a] = {}
         self._legal = np.empty(0, dtype=np.int64)
+        self._legal_list = []
+        self._legal_codes = []
         self._accumulate_rewards()
         # the game's last actor is still selected: every agent then takes its dead step
 
