@@ -2,7 +2,7 @@
 
 Run: ``python benchmarks/bench_first_run.py [--repeats 1]``: prints a Markdown table and
 writes it to ``benchmarks/results/bench_first_run.md`` (``--out``). For each command of
-:data:`COMMANDS` (the quick players, then the search) and each repeat, it plays the
+:data:`COMMANDS` (the quick players, the network, then the search) and each repeat, it plays the
 command with an empty numba cache (``HAGGIS_SIM_CACHE_DIR`` a new temporary folder,
 deleted afterwards), then once more with the cache that run left. Standard output goes
 to a file, as when a user redirects it (no progress bar); standard error is read line by
@@ -31,6 +31,7 @@ from _results import add_out_option, recorded
 
 COMMANDS = (
     ["run", "-s", "heuristic,greedy", "-n", "10000"],
+    ["run", "-s", "learned,heuristic", "-n", "10000"],
     ["run", "-s", "greedy,mcts", "-n", "1000"],
 )
 

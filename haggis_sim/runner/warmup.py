@@ -53,10 +53,12 @@ class RunLike(Protocol):
 #: (:func:`what_compiles`) and the estimated seconds (a live line in a terminal)
 CompileWatch = Callable[[str, float], AbstractContextManager[object]]
 
-#: a fresh compile of the engine on the 2-core development machine (`haggis-sim run -s
-#: greedy,heuristic`: 57 s quiet, 69-85 s with other jobs running); the
-#: estimate until this installation has measured its own
-DEFAULT_SECONDS = 70.0
+#: a fresh compile on the 2-core development machine (AMD EPYC, quiet), by the kernel
+#: dispatcher a run compiles (``strategies.kernels.dispatcher``: random, greedy and
+#: heuristic; those and learned; all, with the search), from
+#: ``benchmarks/bench_first_run.py``: the estimate until this installation has measured
+#: its own (:func:`default_seconds`)
+DEFAULT_SECONDS = {"act_simple": 35.0, "act_learned": 65.0, "act": 110.0}
 #: the measured compile times, in the cache folder (``_cache.cache_base``: the source
 #: changes that start a new ``numba-<hash>`` folder keep it), one entry per installation
 #: and code version, oldest first:
@@ -152,22 +154,32 @@ def measured() -> list[Measured]:
     return found
 
 
+def default_seconds(unit: str = "") -> float:
+    """The estimate for ``unit`` (:func:`compile_unit`) before this installation has
+    measured one: :data:`DEFAULT_SECONDS` of the largest kernel dispatcher it names (the
+    simple kernels' figure for the engine alone, which compiles less)."""
+    names = set(unit.split("+"))
+    for family in ("act", "act_learned", "act_simple"):
+        if family in names:
+            return DEFAULT_SECONDS[family]
+    return DEFAULT_SECONDS["act_simple"]
+
+
 def estimate(unit: str = "") -> float:
     """Seconds a fresh compile of ``unit`` (:func:`compile_unit`) takes here: this
     installation's measurement of this code version, else its latest of the same unit in
-    another version, else its latest of any, else :data:`DEFAULT_SECONDS` (another
-    installation's figure, say another checkout sharing the cache folder, is never used)."""
+    another version, else :func:`default_seconds` (another unit compiles another amount,
+    and another installation's figure, say another checkout sharing the cache folder, is
+    never used)."""
     installation, version = this_code(unit)
-    same_unit = latest = None
+    same_unit = None
     for entry in measured():
         if entry.installation == installation:
             if entry.version == version:
                 return entry.seconds
             if entry.version.partition("/")[2] == version.partition("/")[2]:
                 same_unit = entry.seconds
-            latest = entry.seconds
-    found = same_unit if same_unit is not None else latest
-    return DEFAULT_SECONDS if found is None else found
+    return default_seconds(unit) if same_unit is None else same_unit
 
 
 def _record(seconds: float, unit: str = "") -> None:

@@ -198,9 +198,9 @@ def test_the_estimate_is_this_installations_own_for_this_version(
     (another checkout sharing the cache folder), whatever order the file lists them."""
     monkeypatch.setenv("HAGGIS_SIM_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(warmup, "this_code", lambda unit="": ("/here", "v2"))
-    assert warmup.estimate() == warmup.DEFAULT_SECONDS  # no file
+    assert warmup.estimate() == warmup.default_seconds()  # no file
     _measured(tmp_path, ("/elsewhere", "v2", 11.0))
-    assert warmup.estimate() == warmup.DEFAULT_SECONDS  # only another installation's
+    assert warmup.estimate() == warmup.default_seconds()  # only another installation's
     _measured(tmp_path, ("/here", "v0", 30.0), ("/here", "v1", 40.0), ("/elsewhere", "v2", 11))
     assert warmup.estimate() == 40.0  # this installation's latest, of another version
     _measured(tmp_path, ("/here", "v2", 55.5), ("/here", "v1", 40.0), ("/elsewhere", "v2", 11))
@@ -211,8 +211,8 @@ def test_the_estimate_is_of_what_the_run_compiles(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A run of the simple kernels compiles a fraction of one with the search: each has
-    its own figure, and another version's figure of the same unit comes before the latest
-    of any."""
+    its own figure, another version's figure of the same unit comes next, and a unit this
+    installation has not measured gets its own default, not another unit's figure."""
     from strategies import make
 
     monkeypatch.setenv("HAGGIS_SIM_CACHE_DIR", str(tmp_path))
@@ -225,7 +225,29 @@ def test_the_estimate_is_of_what_the_run_compiles(
     assert warmup.estimate(small) == 30.0 and warmup.estimate(big) == 90.0
     warmup._record(28.0, small)
     assert warmup.estimate(small) == 28.0 and warmup.estimate(big) == 90.0
-    assert warmup.estimate("another") == 28.0  # none of its own: the latest of any
+    learned = warmup.compile_unit([make("learned"), make("heuristic")])
+    assert warmup.estimate(learned) == warmup.DEFAULT_SECONDS["act_learned"]  # none of its own
+
+
+def test_the_default_estimate_is_of_the_largest_kernel_family_a_run_compiles() -> None:
+    """Before any measurement: the search's figure for a run with mcts (even beside a
+    plain-Python player), learned's without it, the simple kernels' otherwise."""
+    from strategies import make
+
+    family = warmup.DEFAULT_SECONDS
+    assert family["act_simple"] < family["act_learned"] < family["act"]
+    cases = [
+        ([make("greedy"), make("heuristic")], "act_simple"),
+        ([make("random"), make("greedy")], "act_simple"),
+        ([make("learned"), make("heuristic")], "act_learned"),
+        ([make("greedy"), make("mcts")], "act"),
+        ([make("learned"), make("mcts")], "act"),
+        ([_Python(), make("mcts")], "act"),
+        ([_Python(), make("learned")], "act_learned"),
+        ([_Python(), _Python()], "act_simple"),
+    ]
+    for strategies, expected in cases:
+        assert warmup.default_seconds(warmup.compile_unit(strategies)) == family[expected]
 
 
 def test_a_measured_compile_is_kept_per_installation_and_version(
@@ -276,7 +298,7 @@ def test_a_damaged_or_edited_timing_file_gives_the_default(
     monkeypatch.setenv("HAGGIS_SIM_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(warmup, "this_code", lambda unit="": ("/here", "v1"))
     (tmp_path / warmup.TIMING_FILE).write_bytes(text.encode("latin-1"))
-    assert warmup.estimate() == warmup.DEFAULT_SECONDS
+    assert warmup.estimate() == warmup.default_seconds()
     warmup._record(33)
     assert warmup.estimate() == 33.0
 
@@ -290,7 +312,7 @@ def test_a_timing_file_that_cannot_be_written_loses_only_the_estimate(
     blocked.write_text("")
     monkeypatch.setenv("HAGGIS_SIM_CACHE_DIR", str(blocked / "cache"))
     warmup._record(12)
-    assert warmup.estimate() == warmup.DEFAULT_SECONDS
+    assert warmup.estimate() == warmup.default_seconds()
     assert [p.name for p in tmp_path.iterdir()] == ["file"]
 
 
@@ -334,7 +356,8 @@ def test_a_first_run_says_it_compiles_once_before_compiling_and_workers_only_loa
         assert proc.wait(timeout=900) == 0, lines
     said = [line.rstrip("\n") for _, line in lines]
     what = "the engine and the strategy kernels for greedy, heuristic"
-    assert said[0] == "note: " + warmup.compiling_line(what, warmup.DEFAULT_SECONDS), said
+    unit = warmup.compile_unit([make("greedy"), make("heuristic")])
+    assert said[0] == "note: " + warmup.compiling_line(what, warmup.default_seconds(unit)), said
     assert sum("compiling the engine" in s for s in said) == 1, said
     compiled = [i for i, s in enumerate(said) if re.fullmatch(r"note: compiled in \d+ s", s)]
     assert len(compiled) == 1, said
@@ -429,9 +452,10 @@ def test_the_warm_up_says_what_compiles_and_shows_it_while_compiling(
     said: list[str] = []
     assert warmup.warm_up(config, said.append, watch) is not None
     what = "the engine and the strategy kernels for greedy, random"
-    first = warmup.compiling_line(what, warmup.DEFAULT_SECONDS)
+    seconds = warmup.DEFAULT_SECONDS["act_simple"]
+    first = warmup.compiling_line(what, seconds)
     assert said == [first, "compiled in 0 s"]
-    assert watch.events == [f"shown: {what}, 70", "removed"] and events == ["compiled"]
+    assert watch.events == [f"shown: {what}, {seconds:.0f}", "removed"] and events == ["compiled"]
     err = capsys.readouterr().err.splitlines()
     assert err == ([f"note: {first}", "note: compiled in 0 s"] if notes else [])
 
@@ -515,7 +539,8 @@ def test_the_command_says_each_compile_line_once_without_a_terminal(
     err = capsys.readouterr().err.splitlines()
     assert done.value.code == 0, err
     what = "the engine and the strategy kernels for greedy, random"
-    assert err[0] == "note: " + warmup.compiling_line(what, warmup.DEFAULT_SECONDS), err
+    seconds = warmup.DEFAULT_SECONDS["act_simple"]
+    assert err[0] == "note: " + warmup.compiling_line(what, seconds), err
     assert [line.split(" (")[0] for line in err if "compil" in line] == [
         f"note: compiling {what}",
         "note: compiled in 0 s",
@@ -532,7 +557,8 @@ def test_a_tournament_that_compiles_says_so_once_on_stderr_and_in_its_notes(
     _uncompiled(monkeypatch)
     result = tournament(["greedy", "random"], games=4, jobs=1, out=tmp_path / "t")
     first = warmup.compiling_line(
-        "the engine and the strategy kernels for greedy, random", warmup.DEFAULT_SECONDS
+        "the engine and the strategy kernels for greedy, random",
+        warmup.DEFAULT_SECONDS["act_simple"],
     )
     assert result.notes[:2] == (first, "compiled in 0 s")
     assert capsys.readouterr().err.splitlines() == [f"note: {first}", "note: compiled in 0 s"]
