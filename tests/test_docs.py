@@ -8,12 +8,13 @@ the code does, and that the tutorial's experiment still runs as the tutorial tel
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from pathlib import Path
 
 import pytest
 from cli_helpers import invoke
-from docs_helpers import DOCS, code_blocks, hooks, with_games
+from docs_helpers import DOCS, ROOT, code_blocks, hooks, with_games
 
 TUTORIAL_TOML = DOCS / "examples" / "haggis-to.toml"
 
@@ -162,3 +163,28 @@ def test_the_model_history_page_lists_every_indexed_model() -> None:
         else:
             assert "no benchmark table kept" in row
     assert "<!-- generated: model index -->" in (DOCS / "models.md").read_text()
+
+
+def test_quoted_compile_notes_are_what_a_first_run_says() -> None:
+    """Every compile note the README and the docs quote (the note, or the live line's
+    ``N s of about M s``) names the estimate a first run of those players gives before
+    this installation has measured one (the development machine's figure)."""
+    from haggis_sim.runner import warmup
+    from strategies import make
+
+    pages = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+    note = re.compile(
+        r"compiling the engine and the strategy kernels for ([\w, ]+?)"
+        r"(?: \(not yet cached for this version, about (\d+) s\)…|: \d+ s of about (\d+) s)"
+    )
+    quoted = 0
+    for page in pages:
+        text = " ".join(page.read_text().split())
+        for match in note.finditer(text):
+            names = match.group(1).split(", ")
+            players = [make(name) for name in names]
+            seconds = warmup.default_seconds(warmup.compile_unit(players))
+            assert int(match.group(2) or match.group(3)) == round(seconds), (page.name, match[0])
+            assert warmup.what_compiles(players).endswith(match.group(1)), match[0]
+            quoted += 1
+    assert quoted >= 3, quoted  # README's note, and cache.md's note and live line
