@@ -7,6 +7,7 @@ time when interrupted. Which worker runs a chunk never changes its games.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Callable
@@ -180,7 +181,10 @@ class DaskPool:
         )
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
-        return self._client.submit(fn, *args, pure=False)
+        try:
+            return self._client.submit(fn, *args, pure=False)
+        except (Exception, asyncio.CancelledError) as exc:
+            raise self._lost(exc) from None
 
     def wait_any(self, tasks: list[Any], timeout: float) -> tuple[list[Any], list[Any]]:
         from distributed import wait
@@ -192,7 +196,24 @@ class DaskPool:
             )
         except TimeoutError:
             return [], list(tasks)
+        except (Exception, asyncio.CancelledError) as exc:
+            raise self._lost(exc) from None
         return list(done), list(rest)
+
+    def _lost(self, exc: BaseException) -> BaseException:
+        """:class:`SchedulerLost` when ``exc`` comes of the scheduler's going (the client
+        cancels every task when its connection to the scheduler closes for good, or is
+        reconnecting); else ``exc`` itself, a task's own error."""
+        from distributed.client import FuturesCancelledError
+
+        if isinstance(exc, FuturesCancelledError | asyncio.CancelledError) or (
+            self._client.status != "running"
+        ):
+            return SchedulerLost(
+                f"the Dask scheduler {self._scheduler or '(local)'} stopped answering "
+                "(the connection to it closed)"
+            )
+        return exc
 
     def result(self, task: Any) -> Any:
         """The task's result, fetched from its worker; the worker's copy is released (the
@@ -207,6 +228,11 @@ class DaskPool:
                 break
             except TimeoutError:
                 self._poll()
+            except (Exception, asyncio.CancelledError) as exc:
+                lost = self._lost(exc)
+                if lost is exc:
+                    raise
+                raise lost from None
         task.release()
         return value
 
@@ -262,6 +288,11 @@ WORKERLESS_SECONDS = 60.0  # how long a Dask run waits for a worker after losing
 
 class WorkersLost(RuntimeError):
     """Every worker of the cluster left, and none joined within the time allowed."""
+
+
+class SchedulerLost(WorkersLost):
+    """The cluster's scheduler stopped answering during the run (its process ended, its
+    machine or the network went): the client's tasks are cancelled, the run cannot go on."""
 
 
 def check_backend(backend: str, scheduler: str | None = None) -> None:

@@ -1,6 +1,7 @@
 """A Dask run that loses its workers: one lost worker's chunks are played again on the
 other and the run says so; once every worker is gone and none joins within the time
-allowed, the run ends with one error line and the ``--resume`` command, and resumes.
+allowed, the run ends with one error line and the ``--resume`` command, and resumes; so
+does a run whose scheduler is killed.
 
 A ``dask scheduler`` and two ``dask worker`` processes (no nanny: a killed worker stays
 dead) run on this machine, each worker unable to see the run's folder. The CLI runs in
@@ -84,6 +85,58 @@ def test_a_lost_worker_is_replaced_and_losing_every_worker_ends_the_run(
     assert ended - killed[1][1] < 30, (ended - killed[1][1], killed)
     # the second worker played on after the first was killed
     assert _chunks(run_dir) > 1
+    done = invoke("run", "--resume", str(run_dir), "--backend", "loky", "--jobs", "2", "-q")
+    assert done.exit_code == 0, done.stderr
+    assert _chunks(run_dir) * 6 >= GAMES
+
+
+def _kill_scheduler_when(run_dir: Path, procs: list[Any], log: list[float]) -> None:
+    """Kill the scheduler after the first logged chunk."""
+    deadline = time.monotonic() + 240
+    while _chunks(run_dir) < 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    os.killpg(procs[0].pid, signal.SIGKILL)
+    log.append(time.monotonic())
+
+
+def test_a_scheduler_that_dies_mid_run_ends_the_run_with_one_line_and_resumes(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The scheduler killed while its two workers play: the run ends within a minute with
+    one ``error:`` line naming the scheduler and the ``--resume`` command, no traceback;
+    the logged chunks stay and the resume on this machine plays the rest."""
+    base = tmp_path_factory.mktemp("dead-scheduler")
+    if why := check_private_mount(base):
+        pytest.fail(why)
+    address, procs = start_cluster(base, 2, env())
+    try:
+        from distributed import Client
+
+        with Client(address, timeout="60s") as client:
+            client.wait_for_workers(2, timeout=120)
+        run_dir = base / "run"
+        killed: list[float] = []
+        killer = threading.Thread(
+            target=_kill_scheduler_when, args=(run_dir, procs, killed), daemon=True
+        )
+        killer.start()
+        res = invoke("run", *RUN, "--backend", "dask", "--scheduler", address,
+                     "--out", str(run_dir))  # fmt: skip
+        ended = time.monotonic()
+        killer.join(timeout=5)
+    finally:
+        stop(procs)
+    assert killed, res.stderr
+    assert res.exit_code == 2, (res.exit_code, res.stdout, res.stderr, res.exception)
+    assert "Traceback" not in res.stderr + res.stdout
+    lines = res.stderr.strip().splitlines()
+    errors = [line for line in lines if line.startswith("error:")]
+    assert len(errors) == 1 and lines[-1] == errors[0], lines
+    assert errors[0].startswith(f"error: the Dask scheduler {address} stopped answering")
+    assert f"--resume {run_dir}" in errors[0], errors[0]
+    assert ended - killed[0] < 60, ended - killed[0]
+    logged = _chunks(run_dir)
+    assert logged >= 1
     done = invoke("run", "--resume", str(run_dir), "--backend", "loky", "--jobs", "2", "-q")
     assert done.exit_code == 0, done.stderr
     assert _chunks(run_dir) * 6 >= GAMES
