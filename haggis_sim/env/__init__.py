@@ -43,7 +43,26 @@ if TYPE_CHECKING:
 __getattr__, __dir__ = lazy_names(__name__, _API, globals())
 
 
+#: the id ``gymnasium.make`` knows :class:`HaggisGymEnv` by (its keyword arguments)
+ENV_ID = "HaggisSim/Haggis-v0"
+
+
+def _register() -> None:
+    """Make ``gymnasium.make`` know :class:`HaggisGymEnv` as :data:`ENV_ID`,
+    where Gymnasium is installed; the env's own module is imported only when made."""
+    try:
+        import gymnasium
+    except ImportError:
+        return
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=ENV_ID, entry_point="haggis_sim.env.gym:HaggisGymEnv")
+
+
+_register()
+
+
 __all__ = [
+    "ENV_ID",
     "ActionTableError",
     "EnvStateError",
     "HaggisEnv",

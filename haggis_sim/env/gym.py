@@ -6,6 +6,15 @@ the same observation, the same random streams seeded from (run seed, game id, se
 So an episode of seed ``s`` and game id ``g`` in which the learning seat happens to play
 as some strategy would play is game ``g`` of ``haggis-sim run --seed s --seats fixed``
 with that strategy in the learning seat (tests/env/test_gym.py checks it).
+
+An action that is not legal now ends the episode (``terminated``) with the reward
+:data:`ILLEGAL_REWARD` and ``info["illegal_action"]`` set, the game left as it was, as
+PettingZoo's ``TerminateIllegalWrapper`` does: a learner that samples without the mask
+is told, not stopped (the engine's API and the PettingZoo env raise ``IllegalAction``).
+:meth:`HaggisGymEnv.action_masks` gives the legal actions as a boolean mask (the hook
+sb3-contrib's MaskablePPO calls). Registered with Gymnasium as ``haggis_sim.env.ENV_ID``:
+``gymnasium.make("haggis_sim.env:HaggisSim/Haggis-v0", opponents=["greedy"])`` (the
+``haggis_sim.env:`` prefix imports the package, which registers it).
 """
 
 from __future__ import annotations
@@ -24,6 +33,9 @@ from ..runner.chunk import seat_action, seat_streams
 from ._deps import gymnasium
 from .aec import HaggisEnv, Reward
 
+#: the reward of a step whose action is not legal now, which ends the episode
+ILLEGAL_REWARD = -1.0
+
 
 class HaggisGymEnv(gymnasium.Env):
     """Haggis from one seat's chair: ``step(action)`` plays the agent's action, then the
@@ -41,7 +53,7 @@ class HaggisGymEnv(gymnasium.Env):
     ((424,), True)
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}  # fps: for recorders
 
     def __init__(
         self,
@@ -80,6 +92,7 @@ class HaggisGymEnv(gymnasium.Env):
         self.action_space = self.aec.action_space(self.agent)
         self.render_mode = render_mode
         self._buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+        self._ended = False  # an illegal action ended the episode
 
     @property
     def rules(self) -> Any:
@@ -96,14 +109,21 @@ class HaggisGymEnv(gymnasium.Env):
         players = self.aec.rules.players
         self._streams, self._gens = seat_streams(self.aec.seed_value, self.aec.game_id, players)
         self._reward = 0.0
+        self._ended = False
         self._play_opponents()
         return self.aec.observe(self.agent), self._info()
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
-        """Play the agent's action, then the opponents'; IllegalAction (nothing changed)
-        for an action that is not legal now."""
-        if not self.aec.agents or self.aec.terminations[self.agent]:
+        """Play the agent's action, then the opponents'. An integer action that is not
+        legal now ends the episode with :data:`ILLEGAL_REWARD` (the game unchanged);
+        anything but an integer is IllegalAction."""
+        if self._ended or not self.aec.agents or self.aec.terminations[self.agent]:
             raise InputError("no game in progress (over, or never dealt): call reset() first")
+        is_int = isinstance(action, int | np.integer) and not isinstance(action, bool)
+        if is_int and action not in self.aec._legal_list:
+            self._ended = True
+            info = {**self._info(), "illegal_action": int(action)}
+            return self.aec.observe(self.agent), ILLEGAL_REWARD, True, False, info
         self.aec.step(action)
         self._play_opponents()
         over = self.aec.terminations[self.agent]
@@ -128,8 +148,18 @@ class HaggisGymEnv(gymnasium.Env):
         # everything the agent earned since it last acted (its own step and the opponents')
         self._reward = float(aec._cumulative_rewards[self.agent])
 
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of the agent now, as a boolean mask over the action space
+        (all False once the episode is over)."""
+        mask = np.zeros(self.aec.n_actions, dtype=bool)
+        if not self._ended and self.aec.agents and not self.aec.terminations[self.agent]:
+            mask[self.aec._legal] = True
+        return mask
+
     def _info(self) -> dict[str, Any]:
         info = dict(self.aec.infos.get(self.agent, {}))
+        if "legal_actions" in info:  # each call's own: a caller may keep and change it
+            info["legal_actions"] = info["legal_actions"].copy()
         if self.aec.terminations[self.agent]:
             st = self.aec._st
             info["scores"] = tuple(int(st[L.S_SCORE + s]) for s in range(self.rules.players))

@@ -3,10 +3,12 @@ rewards, and errors."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import warnings
+
 import numpy as np
 import pytest
-from gymnasium.utils import env_checker as C
-from gymnasium.utils import passive_env_checker as P
 from strat_helpers import PyRandom
 
 import haggis_sim as hs
@@ -21,29 +23,77 @@ from strategies import registry
 
 @pytest.mark.parametrize("opponents", [["heuristic", "greedy"], ["random"]])
 def test_gymnasium_env_checks_pass(opponents: list[str]) -> None:
-    """Every check of Gymnasium's ``check_env`` but the two that step an action sampled
-    without the mask (an illegal action raises here, by design), and those two done with a
-    legal action: one step from the same seed gives the same data, and the data of
-    successive calls is not one reused buffer."""
-    env = HaggisGymEnv(opponents=opponents)
-    C.check_action_space(env.action_space)
-    C.check_space_limit(env.action_space, "action")
-    C.check_observation_space(env.observation_space)
-    C.check_space_limit(env.observation_space, "observation")
-    C.check_seed_deprecation(env)
-    C.check_reset_return_info_deprecation(env)
-    C.check_reset_return_type(env)
-    C.check_reset_seed_determinism(env)
-    C.check_reset_options(env)
-    _, info = env.reset(seed=123)
-    action = int(info["legal_actions"][-1])
-    first = env.step(action)
-    env.reset(seed=123)
-    P.env_step_passive_checker(env, action)
-    env.reset(seed=123)
-    again = env.step(action)
-    assert C.data_equivalence(first, again)
-    assert not P.data_shares_objects(first[0], again[0])
+    """Every check of Gymnasium's ``check_env``, those that step an action sampled
+    without the mask included, on the env as built and as ``gymnasium.make`` builds it
+    (with its spec, so the render modes are checked too)."""
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    from haggis_sim.env import ENV_ID
+
+    players = len(opponents) + 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a checker's warning is a failure here
+        check_env(HaggisGymEnv(opponents=opponents), skip_render_check=True)
+        made = gymnasium.make(ENV_ID, opponents=opponents, players=players)
+        check_env(made.unwrapped)
+
+
+def test_an_illegal_action_ends_the_episode_with_the_penalty_and_changes_nothing() -> None:
+    """An integer that is no legal action now: terminated, ILLEGAL_REWARD, the action in
+    the info, the game's state unchanged; the next step needs a reset. Anything but an
+    integer still raises."""
+    from haggis_sim.env.gym import ILLEGAL_REWARD
+
+    env = HaggisGymEnv(opponents=["greedy"])
+    _, info = env.reset(seed=9)
+    legal = set(info["legal_actions"].tolist())
+    illegal = next(a for a in range(env.action_space.n) if a not in legal)
+    before = env.aec.state_array
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated) == (ILLEGAL_REWARD, True, False)
+    assert info["illegal_action"] == illegal
+    assert np.array_equal(env.aec.state_array, before)
+    assert not env.action_masks().any()
+    with pytest.raises(hs.InputError, match="call reset"):
+        env.step(int(info["legal_actions"][0]))
+    env.reset(seed=9)
+    with pytest.raises(hs.IllegalAction):
+        env.step("pass")  # type: ignore[arg-type]
+    _, reward, terminated, _, _ = env.step(int(env.action_space.n) + 5)  # outside the space
+    assert (reward, terminated) == (ILLEGAL_REWARD, True)
+
+
+def test_action_masks_are_the_legal_actions_as_booleans() -> None:
+    """``action_masks()`` (sb3-contrib's hook): bool, True exactly at the legal actions
+    the info lists and the observation's int8 mask marks, at every step of a game."""
+    env = HaggisGymEnv(opponents=["heuristic", "random"])
+    obs, info = env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    terminated = False
+    while not terminated:
+        mask = env.action_masks()
+        assert mask.dtype == np.bool_ and mask.shape == (env.action_space.n,)
+        assert np.array_equal(np.flatnonzero(mask), np.sort(info["legal_actions"]))
+        assert np.array_equal(mask, obs["action_mask"].astype(bool))
+        action = int(rng.choice(info["legal_actions"]))
+        obs, _, terminated, _, info = env.step(action)
+    assert not env.action_masks().any()
+
+
+def test_gymnasium_make_knows_the_env_in_a_fresh_process() -> None:
+    """``gymnasium.make("haggis_sim.env:HaggisSim/Haggis-v0", ...)`` in a process that
+    has imported nothing of haggis_sim: the prefix registers it."""
+    code = (
+        "import gymnasium\n"
+        "e = gymnasium.make('haggis_sim.env:HaggisSim/Haggis-v0', opponents=['greedy'],"
+        " players=3)\n"
+        "obs, info = e.reset(seed=1)\n"
+        "print(type(e.unwrapped).__name__, e.unwrapped.rules.players)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["HaggisGymEnv", "3"]
 
 
 @pytest.mark.parametrize(
@@ -128,9 +178,8 @@ def test_bad_use_is_refused_and_changes_nothing() -> None:
         env.step(0)  # before any reset
     _, info = env.reset(seed=1)
     before = env.aec.state_array
-    legal = set(info["legal_actions"].tolist())
     with pytest.raises(hs.IllegalAction):
-        env.step(next(i for i in range(100) if i not in legal))
+        env.step(1.5)  # type: ignore[arg-type]  # not an action index
     assert np.array_equal(env.aec.state_array, before)
     done = False
     while not done:
