@@ -23,7 +23,7 @@ project's rule for every API; PettingZoo's TerminateIllegalWrapper is not applie
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 import numpy as np
 
@@ -56,13 +56,15 @@ def make_rules(rules: Rules | None, preset: str, players: int, flags: dict[str, 
     return Rules.preset(preset, players=players, **flags)
 
 
+def is_integer(value: object) -> TypeGuard[int | np.integer[Any]]:
+    """Whether ``value`` is an integer, a numpy one included (not a bool): what an action
+    index must be."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
 def _is_int(value: object, low: int, high: int) -> bool:
     """Whether ``value`` is an integer (not a bool) in ``[low, high)``."""
-    return (
-        isinstance(value, int | np.integer)
-        and not isinstance(value, bool)
-        and low <= int(value) < high
-    )
+    return is_integer(value) and low <= int(value) < high
 
 
 # pettingzoo ships no type information (no py.typed), so to mypy AECEnv is Any
@@ -211,7 +213,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
                 )
             self._was_dead_step(action)
             return
-        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+        if not is_integer(action):
             raise IllegalAction(f"{agent}: not an action index: {action!r}")
         if action not in self._legal_list:
             if not 0 <= action < self.n_actions:
@@ -221,7 +223,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
             raise IllegalAction(
                 f"{agent} cannot {A.describe_action(int(action), self.rules.players)} now"
             )
-        code = self._legal_codes[self._legal_list.index(action)]
+        code = self._legal_codes[self._legal_list.index(int(action))]
         K.apply_action(self._st, np.int64(code))
         self.infos[agent] = {}
         self._cumulative_rewards[agent] = 0.0

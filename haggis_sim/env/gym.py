@@ -31,7 +31,7 @@ from ..errors import InputError
 from ..kernel import layout as L
 from ..runner.chunk import seat_action, seat_streams
 from ._deps import gymnasium
-from .aec import HaggisEnv, Reward
+from .aec import HaggisEnv, Reward, is_integer
 
 #: the reward of a step whose action is not legal now, which ends the episode
 ILLEGAL_REWARD = -1.0
@@ -119,8 +119,7 @@ class HaggisGymEnv(gymnasium.Env):
         anything but an integer is IllegalAction."""
         if self._ended or not self.aec.agents or self.aec.terminations[self.agent]:
             raise InputError("no game in progress (over, or never dealt): call reset() first")
-        is_int = isinstance(action, int | np.integer) and not isinstance(action, bool)
-        if is_int and action not in self.aec._legal_list:
+        if is_integer(action) and action not in self.aec._legal_list:
             self._ended = True
             info = {**self._info(), "illegal_action": int(action)}
             return self.aec.observe(self.agent), ILLEGAL_REWARD, True, False, info

@@ -15,6 +15,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -48,13 +49,15 @@ def _kill_when(run_dir: Path, procs: list[Any], log: list[tuple[str, float]]) ->
         after += _chunks(run_dir)
 
 
-def test_a_lost_worker_is_replaced_and_losing_every_worker_ends_the_run(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    base = tmp_path_factory.mktemp("lost-workers")
+Killer = Callable[[Path, list[Any], list[tuple[str, float]]], None]
+
+
+def _run_while(base: Path, kill: Killer) -> tuple[str, Path, Any, float, list[tuple[str, float]]]:
+    """A Dask run on a fresh cluster of two workers, ``kill`` running beside it in a
+    thread (it logs what it killed and when); the scheduler's address, the run folder, the
+    CLI's result, when it ended and the kill log. The cluster is stopped after."""
     if why := check_private_mount(base):
         pytest.fail(why)
-    monkeypatch.setattr(pool, "WORKERLESS_SECONDS", 3.0)
     address, procs = start_cluster(base, 2, env())
     try:
         from distributed import Client
@@ -63,7 +66,7 @@ def test_a_lost_worker_is_replaced_and_losing_every_worker_ends_the_run(
             client.wait_for_workers(2, timeout=120)
         run_dir = base / "run"
         killed: list[tuple[str, float]] = []
-        killer = threading.Thread(target=_kill_when, args=(run_dir, procs, killed), daemon=True)
+        killer = threading.Thread(target=kill, args=(run_dir, procs, killed), daemon=True)
         killer.start()
         res = invoke("run", *RUN, "--backend", "dask", "--scheduler", address,
                      "--out", str(run_dir))  # fmt: skip
@@ -71,6 +74,21 @@ def test_a_lost_worker_is_replaced_and_losing_every_worker_ends_the_run(
         killer.join(timeout=5)
     finally:
         stop(procs)
+    return address, run_dir, res, ended, killed
+
+
+def _resume_to_the_end(run_dir: Path) -> None:
+    """Resume the run on this machine: it plays every game left."""
+    done = invoke("run", "--resume", str(run_dir), "--backend", "loky", "--jobs", "2", "-q")
+    assert done.exit_code == 0, done.stderr
+    assert _chunks(run_dir) * 6 >= GAMES
+
+
+def test_a_lost_worker_is_replaced_and_losing_every_worker_ends_the_run(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pool, "WORKERLESS_SECONDS", 3.0)
+    _, run_dir, res, ended, killed = _run_while(tmp_path_factory.mktemp("lost-workers"), _kill_when)
     assert len(killed) == 2, (killed, res.stderr)
     assert res.exit_code == 2, (res.exit_code, res.stdout, res.stderr, res.exception)
     assert "Traceback" not in res.stderr + res.stdout
@@ -85,18 +103,16 @@ def test_a_lost_worker_is_replaced_and_losing_every_worker_ends_the_run(
     assert ended - killed[1][1] < 30, (ended - killed[1][1], killed)
     # the second worker played on after the first was killed
     assert _chunks(run_dir) > 1
-    done = invoke("run", "--resume", str(run_dir), "--backend", "loky", "--jobs", "2", "-q")
-    assert done.exit_code == 0, done.stderr
-    assert _chunks(run_dir) * 6 >= GAMES
+    _resume_to_the_end(run_dir)
 
 
-def _kill_scheduler_when(run_dir: Path, procs: list[Any], log: list[float]) -> None:
+def _kill_scheduler_when(run_dir: Path, procs: list[Any], log: list[tuple[str, float]]) -> None:
     """Kill the scheduler after the first logged chunk."""
     deadline = time.monotonic() + 240
     while _chunks(run_dir) < 1 and time.monotonic() < deadline:
         time.sleep(0.1)
     os.killpg(procs[0].pid, signal.SIGKILL)
-    log.append(time.monotonic())
+    log.append((f"killed the scheduler after {_chunks(run_dir)} chunks", time.monotonic()))
 
 
 def test_a_scheduler_that_dies_mid_run_ends_the_run_with_one_line_and_resumes(
@@ -106,26 +122,7 @@ def test_a_scheduler_that_dies_mid_run_ends_the_run_with_one_line_and_resumes(
     one ``error:`` line naming the scheduler and the ``--resume`` command, no traceback;
     the logged chunks stay and the resume on this machine plays the rest."""
     base = tmp_path_factory.mktemp("dead-scheduler")
-    if why := check_private_mount(base):
-        pytest.fail(why)
-    address, procs = start_cluster(base, 2, env())
-    try:
-        from distributed import Client
-
-        with Client(address, timeout="60s") as client:
-            client.wait_for_workers(2, timeout=120)
-        run_dir = base / "run"
-        killed: list[float] = []
-        killer = threading.Thread(
-            target=_kill_scheduler_when, args=(run_dir, procs, killed), daemon=True
-        )
-        killer.start()
-        res = invoke("run", *RUN, "--backend", "dask", "--scheduler", address,
-                     "--out", str(run_dir))  # fmt: skip
-        ended = time.monotonic()
-        killer.join(timeout=5)
-    finally:
-        stop(procs)
+    address, run_dir, res, ended, killed = _run_while(base, _kill_scheduler_when)
     assert killed, res.stderr
     assert res.exit_code == 2, (res.exit_code, res.stdout, res.stderr, res.exception)
     assert "Traceback" not in res.stderr + res.stdout
@@ -134,9 +131,6 @@ def test_a_scheduler_that_dies_mid_run_ends_the_run_with_one_line_and_resumes(
     assert len(errors) == 1 and lines[-1] == errors[0], lines
     assert errors[0].startswith(f"error: the Dask scheduler {address} stopped answering")
     assert f"--resume {run_dir}" in errors[0], errors[0]
-    assert ended - killed[0] < 60, ended - killed[0]
-    logged = _chunks(run_dir)
-    assert logged >= 1
-    done = invoke("run", "--resume", str(run_dir), "--backend", "loky", "--jobs", "2", "-q")
-    assert done.exit_code == 0, done.stderr
-    assert _chunks(run_dir) * 6 >= GAMES
+    assert ended - killed[0][1] < 60, (ended - killed[0][1], killed)
+    assert _chunks(run_dir) >= 1
+    _resume_to_the_end(run_dir)
