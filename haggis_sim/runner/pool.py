@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future
 from concurrent.futures import wait as wait_futures
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 from ..errors import InputError
 
@@ -184,7 +184,7 @@ class DaskPool:
         try:
             return self._client.submit(fn, *args, pure=False)
         except (Exception, asyncio.CancelledError) as exc:
-            raise self._lost(exc) from None
+            self._reraise(exc)
 
     def wait_any(self, tasks: list[Any], timeout: float) -> tuple[list[Any], list[Any]]:
         from distributed import wait
@@ -197,23 +197,36 @@ class DaskPool:
         except TimeoutError:
             return [], list(tasks)
         except (Exception, asyncio.CancelledError) as exc:
-            raise self._lost(exc) from None
+            self._reraise(exc)
         return list(done), list(rest)
 
-    def _lost(self, exc: BaseException) -> BaseException:
-        """:class:`SchedulerLost` when ``exc`` comes of the scheduler's going (the client
-        cancels every task when its connection to the scheduler closes for good, or is
-        reconnecting); else ``exc`` itself, a task's own error."""
+    def _reraise(self, exc: BaseException) -> NoReturn:
+        """Raise :class:`SchedulerLost` when ``exc`` comes of the scheduler's going (the
+        client cancels every task when its connection to the scheduler closes for good, or
+        is reconnecting; a connection closed under a fetch is the scheduler's when it no
+        longer answers :func:`check_scheduler`); else ``exc`` itself, a task's own error."""
         from distributed.client import FuturesCancelledError
 
         if isinstance(exc, FuturesCancelledError | asyncio.CancelledError) or (
-            self._client.status != "running"
+            self._client.status != "running" or self._unreachable(exc)
         ):
-            return SchedulerLost(
+            raise SchedulerLost(
                 f"the Dask scheduler {self._scheduler or '(local)'} stopped answering "
                 "(the connection to it closed)"
-            )
-        return exc
+            ) from None
+        raise exc
+
+    def _unreachable(self, exc: BaseException) -> bool:
+        """Whether ``exc`` is a closed connection and the scheduler no longer answers."""
+        from distributed.comm.core import CommClosedError
+
+        if not (self._scheduler and isinstance(exc, CommClosedError | OSError)):
+            return False
+        try:
+            check_scheduler(self._scheduler, timeout=LOST_CHECK_SECONDS)
+        except BackendError:
+            return True
+        return False
 
     def result(self, task: Any) -> Any:
         """The task's result, fetched from its worker; the worker's copy is released (the
@@ -229,10 +242,7 @@ class DaskPool:
             except TimeoutError:
                 self._poll()
             except (Exception, asyncio.CancelledError) as exc:
-                lost = self._lost(exc)
-                if lost is exc:
-                    raise
-                raise lost from None
+                self._reraise(exc)
         task.release()
         return value
 
@@ -283,6 +293,7 @@ class DaskPool:
 
 SCHEDULER_HANDSHAKE = 15.0  # seconds a scheduler has to connect and say what it is
 WATCH_SECONDS = 2.0  # how often a Dask run asks the scheduler which workers it has
+LOST_CHECK_SECONDS = 5.0  # how long a scheduler has to answer after a connection closed
 WORKERLESS_SECONDS = 60.0  # how long a Dask run waits for a worker after losing its last
 
 

@@ -116,3 +116,41 @@ def test_a_result_lost_with_the_last_worker_ends_the_run(clock: list[float]) -> 
     with pytest.raises(pool.WorkersLost, match="within 60 s"):
         dask.result(task)
     assert dask.watch()[0].startswith("worker a left the cluster")
+
+
+class Connected:
+    """A client still connected to its scheduler, as far as it knows."""
+
+    status = "running"
+
+
+def test_a_closed_connection_is_the_schedulers_loss_only_when_it_no_longer_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fetch can see the scheduler's death as a connection closed while the client still
+    counts itself connected: SchedulerLost when the scheduler fails the handshake; the
+    error itself when the scheduler answers, or for an error of another kind."""
+    from distributed.comm.core import CommClosedError
+
+    dask = object.__new__(pool.DaskPool)
+    dask._client = Connected()
+    dask._scheduler = "tcp://head:8786"
+    asked: list[tuple[str, float | None]] = []
+    answers = {"dead": True}
+
+    def check(address: str, timeout: float | None = None) -> None:
+        asked.append((address, timeout))
+        if answers["dead"]:
+            raise pool.BackendError(f"cannot reach the Dask scheduler {address}")
+
+    monkeypatch.setattr(pool, "check_scheduler", check)
+    closed = CommClosedError("in <TCP (closed) ConnectionPool>: Connection reset by peer")
+    with pytest.raises(pool.SchedulerLost, match="tcp://head:8786 stopped answering"):
+        dask._reraise(closed)
+    assert asked == [("tcp://head:8786", pool.LOST_CHECK_SECONDS)]
+    answers["dead"] = False
+    with pytest.raises(CommClosedError):
+        dask._reraise(closed)
+    with pytest.raises(ValueError, match="a task's own"):
+        dask._reraise(ValueError("a task's own"))
+    assert len(asked) == 2  # no handshake for an error that is no closed connection
