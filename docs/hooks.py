@@ -11,6 +11,9 @@ docs link to.
   per entry of ``strategies/models/index.toml``.
 - ``<!-- generated: observation layout -->`` becomes the RL environments' observation
   vector, field by field (offset, size, meaning), from ``haggis_sim.env.encode.FIELDS``.
+- ``<!-- generated: action layout -->`` becomes the legal-slot actions' description: the
+  abstract id's columns (``haggis_sim.env.legal.ID_FIELDS``), the kinds, and the blocks
+  of a feature row (``feature_fields()``), with the decision features by name.
 - Pages link to the shipped reports, experiment files and benchmark results as the files
   sit in the repository (``../reports/...`` from ``docs/``, right on GitHub too); the
   site copies those folders in as plain files and the links are rewritten to them, so
@@ -33,6 +36,7 @@ REPO_FOLDERS = ("reports", "experiments", "benchmarks/results")
 COMMANDS_MARK = "<!-- generated: commands -->"
 LOG_TABLES_MARK = "<!-- generated: log tables -->"
 OBSERVATION_MARK = "<!-- generated: observation layout -->"
+ACTION_MARK = "<!-- generated: action layout -->"
 MODEL_INDEX_MARK = "<!-- generated: model index -->"
 
 
@@ -186,6 +190,32 @@ def observation_markdown() -> str:
     )
 
 
+def action_markdown() -> str:
+    """The legal-slot actions' description: the abstract id's columns, the kinds, and the
+    blocks of a feature row with their offsets (the decision features named)."""
+    from haggis_sim.env import legal as LG
+    from strategies.learned_features import FEATURES
+
+    ids = ["| column | field | meaning |", "|---:|---|---|"]
+    for k, (name, meaning) in enumerate(LG.ID_FIELDS):
+        ids.append(f"| {k} | `{name}` | {_cell(meaning)} |")
+    kinds = ", ".join(f"{k} {name}" for k, name in enumerate(LG.KINDS))
+    rows = ["| offset | size | block | meaning |", "|---:|---:|---|---|"]
+    at = 0
+    for name, size, meaning in LG.feature_fields():
+        rows.append(f"| {at} | {size} | `{name}` | {_cell(meaning)} |")
+        at += size
+    decision = ", ".join(f"`{f}`" for f in FEATURES)
+    return (
+        "Abstract action ids (`legal_action_ids()`, one row per legal action):\n\n"
+        + "\n".join(ids)
+        + f"\n\nKinds: {kinds}.\n\nFeature rows (`legal_action_features()`, "
+        f"{LG.n_features()} float32 entries per legal action):\n\n"
+        + "\n".join(rows)
+        + f"\n\nThe decision block, in order: {decision}.\n"
+    )
+
+
 def tracked_files(folder: str) -> list[Path]:
     """The files of a repository folder that git tracks: the shipped reports, not the run
     folders an experiment leaves beside them (gitignored, hundreds of MB). Outside a git
@@ -239,6 +269,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         markdown = markdown.replace(LOG_TABLES_MARK, log_tables_markdown())
     if OBSERVATION_MARK in markdown:
         markdown = markdown.replace(OBSERVATION_MARK, observation_markdown())
+    if ACTION_MARK in markdown:
+        markdown = markdown.replace(ACTION_MARK, action_markdown())
     if MODEL_INDEX_MARK in markdown:
         markdown = markdown.replace(MODEL_INDEX_MARK, model_index_markdown())
     return rewrite_repo_links(markdown)

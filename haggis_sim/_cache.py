@@ -43,6 +43,7 @@ COMPILED_SOURCES = (
     "haggis_sim/engine/state.py",
     "haggis_sim/env/actions.py",
     "haggis_sim/env/encode.py",
+    "haggis_sim/env/vector_kernel.py",
     "haggis_sim/kernel.py",
     "haggis_sim/runner/chunk.py",
     "haggis_sim/runner/seating.py",

@@ -148,6 +148,25 @@ def test_the_observation_layout_page_lists_every_field_at_its_offset() -> None:
     assert "<!-- generated: observation layout -->" in (DOCS / "rl.md").read_text()
 
 
+def test_the_action_layout_page_lists_every_id_column_and_feature_block() -> None:
+    """The RL page's action tables are generated from ``haggis_sim.env.legal``: every id
+    column, every kind, every feature block at its offset, every decision feature."""
+    from haggis_sim.env import legal as LG
+    from strategies.learned_features import FEATURES
+
+    table = hooks().action_markdown()
+    for k, (name, _) in enumerate(LG.ID_FIELDS):
+        assert f"| {k} | `{name}` |" in table
+    assert all(f"{k} {name}" in table for k, name in enumerate(LG.KINDS))
+    at = 0
+    for name, size, _ in LG.feature_fields():
+        assert f"| {at} | {size} | `{name}` |" in table
+        at += size
+    assert at == LG.n_features() and f"{at} float32 entries per legal action" in table
+    assert all(f"`{f}`" in table for f in FEATURES)
+    assert "<!-- generated: action layout -->" in (DOCS / "rl.md").read_text()
+
+
 def test_the_model_history_page_lists_every_indexed_model() -> None:
     """The Model history page's table of shipped models is generated from the model
     index: one row per entry with its file, SHA-256 prefix, teacher and strength."""

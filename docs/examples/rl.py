@@ -17,7 +17,7 @@ import haggis_sim as hs
 import strategies
 
 try:
-    from haggis_sim.env import HaggisGymEnv, describe_action, raw_env
+    from haggis_sim.env import HaggisGymEnv, raw_env
 except ImportError as exc:  # the [rl] extra is missing: its one line, not a traceback
     raise SystemExit(f"error: {exc}") from None
 
@@ -25,6 +25,7 @@ games = int(sys.argv[1]) if len(sys.argv) > 1 else 100
 rng = np.random.default_rng(0)  # the agents' own randomness: explicit, seeded
 
 # 1. PettingZoo (AEC): every seat is an agent; here each plays a random legal action.
+# An action is a slot among the legal actions of the moment (0 .. n-1, the mask's prefix).
 env = raw_env(preset="revised", players=3)
 wins = dict.fromkeys(env.possible_agents, 0)
 steps = 0
@@ -36,10 +37,11 @@ for game in range(games):
             wins[agent] += reward == 1.0  # game reward: +1 to the winner
             env.step(None)
             continue
-        legal = np.flatnonzero(obs["action_mask"])  # == info["legal_actions"], sorted
+        legal = np.flatnonzero(obs["action_mask"])  # == info["legal_actions"]
         action = int(rng.choice(legal))
         if steps == 0:
-            print(f"first action: {agent} chose '{describe_action(action)}'")
+            ids = env.legal_action_ids()[action]  # kind, width, length, rank, bomb
+            print(f"first action: {agent} chose '{env.describe(action)}', id {ids.tolist()}")
         env.step(action)
         steps += 1
 print(f"PettingZoo, 3 random agents: {steps:,} steps in {games} games; wins {wins}")

@@ -5,9 +5,14 @@ Needs the ``[rl]`` extra (from a clone, ``pip install -e '.[rl]'``: PettingZoo a
 - :func:`env` / :func:`raw_env` / :class:`HaggisEnv` (:mod:`.aec`): every seat an agent;
 - :class:`HaggisGymEnv` (:mod:`.gym`): one learning seat, the others played by built-in
   or plug-in strategies (``opponents=["mcts", "heuristic"]``);
-- the fixed action space (:mod:`.actions`: :func:`describe_action`, :func:`action_code`,
-  :func:`action_index`, :func:`n_actions`) and the observation layout
-  (:mod:`.encode`: ``FIELDS``) are importable without the extra.
+- :class:`HaggisVectorEnv` (:mod:`.vector`): many such games against compiled
+  opponents, stepped together in one compiled call (a Gymnasium vector env);
+- the default action representation, a slot among the legal actions of the moment
+  (:mod:`.legal`: :data:`MAX_LEGAL`, the abstract action ids and per-action features);
+- the fixed flat action space (``actions="flat"``; :mod:`.actions`:
+  :func:`describe_action`, :func:`action_code`, :func:`action_index`,
+  :func:`n_actions`) and the observation layout (:mod:`.encode`: ``FIELDS``) are
+  importable without the extra.
 
 Names are imported on first use, so the action table and the layout do not need
 PettingZoo.
@@ -25,6 +30,8 @@ _API = {
     "env": "haggis_sim.env.aec",
     "raw_env": "haggis_sim.env.aec",
     "HaggisGymEnv": "haggis_sim.env.gym",
+    "HaggisVectorEnv": "haggis_sim.env.vector",
+    "MAX_LEGAL": "haggis_sim.env.legal",
     "MissingExtraError": "haggis_sim.env._deps",
     "action_code": "haggis_sim.env.actions",
     "action_index": "haggis_sim.env.actions",
@@ -38,6 +45,8 @@ if TYPE_CHECKING:
     from .actions import ActionTableError, action_code, action_index, describe_action, n_actions
     from .aec import EnvStateError, HaggisEnv, env, raw_env
     from .gym import HaggisGymEnv
+    from .legal import MAX_LEGAL
+    from .vector import HaggisVectorEnv
 
 
 __getattr__, __dir__ = lazy_names(__name__, _API, globals())
@@ -67,6 +76,8 @@ __all__ = [
     "EnvStateError",
     "HaggisEnv",
     "HaggisGymEnv",
+    "HaggisVectorEnv",
+    "MAX_LEGAL",
     "MissingExtraError",
     "action_code",
     "action_index",

@@ -6,12 +6,20 @@ the runner deal it (RULES.md; a game's rounds follow from its deal seed). Agents
 rules say acts next, so a seat acts several times in a row when it bets and then plays,
 or when a give decision is its own.
 
+Actions (``actions=``): ``"legal"`` (default) chooses among the legal actions of the
+moment, slot ``k`` being the ``k``-th of them (:mod:`haggis_sim.env.legal`: a
+``Discrete(MAX_LEGAL)`` space whose legal slots are ``0 .. n-1``, each described by
+:meth:`HaggisEnv.legal_action_ids` and :meth:`HaggisEnv.legal_action_features`);
+``"flat"`` indexes every action any seat could take in one fixed table
+(:mod:`haggis_sim.env.actions`: 255,445 actions with 2 players, 869,266 with 3), so an
+index means the same action everywhere. :meth:`HaggisEnv.flat_actions` gives the flat
+indices of the legal actions in either representation.
+
 Observations are dicts: ``"observation"``, the float32 vector of
 :mod:`haggis_sim.env.encode` (the agent's information set only), and ``"action_mask"``,
-int8 over the action space of :mod:`haggis_sim.env.actions` (1 exactly at the legal
-actions of the agent to act; all zero for the others). ``infos[agent]["legal_actions"]``
-holds the same legal action indices as an array, for agents that would rather not scan
-the mask.
+int8 over the action space (1 exactly at the legal actions of the agent to act; all zero
+for the others). ``infos[agent]["legal_actions"]`` holds the same legal actions as an
+ascending array, for agents that would rather not scan the mask.
 
 Rewards (``reward=``): ``"game"`` (default) gives nothing until the game ends, then the
 winner +1 and every other seat -1/(players-1) (zero-sum); ``"round"`` gives every seat its
@@ -34,10 +42,13 @@ from ..position import Observation, game_seed
 from ..rules import Rules
 from . import actions as A
 from . import encode as E
+from . import legal as LG
 from ._deps import gymnasium, pettingzoo
 
 Reward = Literal["game", "round"]
 REWARDS: tuple[Reward, ...] = ("game", "round")
+Actions = Literal["legal", "flat"]
+ACTIONS: tuple[Actions, ...] = ("legal", "flat")
 
 
 class EnvStateError(InputError):
@@ -77,6 +88,8 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
     >>> obs, reward, terminated, truncated, info = env.last()
     >>> obs["observation"].shape, int(obs["action_mask"].sum()) == len(info["legal_actions"])
     ((424,), True)
+    >>> env.describe(0), env.legal_action_ids()[0].tolist()
+    ('bet 15', [2, 0, 0, 0, 0])
     """
 
     metadata: dict[str, Any] = {
@@ -92,12 +105,16 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
         reward: Reward = "game",
         rules: Rules | None = None,
         render_mode: str | None = None,
+        actions: Actions = "legal",
         **flags: Any,
     ) -> None:
         super().__init__()
         self.rules = make_rules(rules, preset, players, flags)
         if reward not in REWARDS:
             raise InputError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+        if actions not in ACTIONS:
+            raise InputError(f"actions must be one of {', '.join(ACTIONS)}, got {actions!r}")
+        self.actions: Actions = actions
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise InputError(
                 f"render_mode must be one of {', '.join(self.metadata['render_modes'])} "
@@ -108,7 +125,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
         n = self.rules.players
         self.possible_agents = [f"player_{s}" for s in range(n)]
         self.agent_name_mapping = {a: s for s, a in enumerate(self.possible_agents)}
-        self.n_actions = A.n_actions(n)
+        self.n_actions = LG.MAX_LEGAL if actions == "legal" else A.n_actions(n)
         _, self._sorted_codes, self._sorted_index = A.table()
         low, high = E.bounds()
         obs_space = gymnasium.spaces.Dict(
@@ -124,9 +141,11 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
         self._rules_arr = self.rules.to_array()
         self._codes = np.empty(L.MAX_MOVES, dtype=np.int64)
         self._index_buf = np.empty(L.MAX_MOVES, dtype=np.int64)
-        self._legal = np.empty(0, dtype=np.int64)
-        self._legal_list: list[int] = []  # the legal indices, and their packed moves
-        self._legal_codes: list[int] = []
+        self._legal = np.empty(0, dtype=np.int64)  # the legal actions (slots or flat indices)
+        self._legal_list: list[int] = []  # the same as a list
+        self._flat = np.empty(0, dtype=np.int64)  # their flat indices, ascending
+        self._flat_list: list[int] = []
+        self._legal_codes: list[int] = []  # and their packed moves
         self._st: np.ndarray = K.init_state(self._rules_arr)
         self.seed_value = 0
         self.game_id = -1
@@ -183,9 +202,12 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
         if n < 0:
             code = int(self._codes[-1 - n])
             raise A.ActionTableError(f"legal action {code:#x} has no index in the action table")
-        self._legal = idx[:n].copy()
+        order = np.argsort(idx[:n], kind="stable")
+        self._flat = idx[:n][order]
+        self._flat_list = self._flat.tolist()
+        self._legal_codes = self._codes[:n][order].tolist()
+        self._legal = np.arange(n, dtype=np.int64) if self.actions == "legal" else self._flat
         self._legal_list = self._legal.tolist()
-        self._legal_codes = self._codes[:n].tolist()
         self.infos[self.agent_selection] = {"legal_actions": self._legal}
 
     def _dealt(self, what: str) -> None:
@@ -213,17 +235,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
                 )
             self._was_dead_step(action)
             return
-        if not is_integer(action):
-            raise IllegalAction(f"{agent}: not an action index: {action!r}")
-        if action not in self._legal_list:
-            if not 0 <= action < self.n_actions:
-                raise IllegalAction(
-                    f"{agent}: action {action} is outside the action space 0..{self.n_actions - 1}"
-                )
-            raise IllegalAction(
-                f"{agent} cannot {A.describe_action(int(action), self.rules.players)} now"
-            )
-        code = self._legal_codes[self._legal_list.index(int(action))]
+        code = self._code_of(agent, action)
         K.apply_action(self._st, np.int64(code))
         self.infos[agent] = {}
         self._cumulative_rewards[agent] = 0.0
@@ -239,6 +251,36 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
         self._accumulate_rewards()
         self._select()
 
+    def _is_legal(self, action: object) -> bool:
+        """Whether ``action`` is one of the selected agent's legal actions now."""
+        if not is_integer(action):
+            return False
+        if self.actions == "legal":
+            return bool(0 <= action < len(self._legal_codes))
+        return action in self._legal_list
+
+    def _code_of(self, agent: str, action: object) -> int:
+        """The packed move of the selected ``agent``'s legal ``action``; IllegalAction,
+        saying why, for anything else."""
+        if not is_integer(action):
+            raise IllegalAction(f"{agent}: not an action index: {action!r}")
+        if not self._is_legal(action):
+            if not 0 <= action < self.n_actions:
+                raise IllegalAction(
+                    f"{agent}: action {action} is outside the action space 0..{self.n_actions - 1}"
+                )
+            if self.actions == "legal":
+                raise IllegalAction(
+                    f"{agent}: slot {action} is not legal now; its legal actions are the "
+                    f"slots 0..{len(self._legal_codes) - 1}"
+                )
+            raise IllegalAction(
+                f"{agent} cannot {A.describe_action(int(action), self.rules.players)} now"
+            )
+        if self.actions == "legal":
+            return self._legal_codes[int(action)]
+        return self._legal_codes[self._legal_list.index(int(action))]
+
     def _game_over(self) -> None:
         n = self.rules.players
         winner = int(self._st[L.S_WINNER])
@@ -250,6 +292,8 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
             self.infos[a] = {}
         self._legal = np.empty(0, dtype=np.int64)
         self._legal_list = []
+        self._flat = np.empty(0, dtype=np.int64)
+        self._flat_list = []
         self._legal_codes = []
         self._accumulate_rewards()
         # the game's last actor is still selected: every agent then takes its dead step
@@ -277,7 +321,10 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
         E.encode_state(self._st, seat, vec)
         mask = np.zeros(self.n_actions, dtype=np.int8)
         if agent == self.agent_selection and not self.terminations.get(agent, True):
-            mask[self._legal] = 1
+            if self.actions == "legal":
+                mask[: len(self._legal_codes)] = 1
+            else:
+                mask[self._legal] = 1
         return {"observation": vec, "action_mask": mask}
 
     def observation_of(self, agent: str) -> Observation:
@@ -287,17 +334,59 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
         return Observation.from_array(K.observe(self._st, seat), seat)
 
     def legal_actions(self) -> np.ndarray:
-        """The legal action indices of the selected agent (a copy; empty once over)."""
+        """The legal actions of the selected agent, ascending (a copy; empty once over):
+        slots ``0 .. n-1`` with ``actions="legal"``, flat indices with ``"flat"``."""
         return self._legal.copy()
 
+    def flat_actions(self) -> np.ndarray:
+        """The flat-table indices (:mod:`haggis_sim.env.actions`) of the selected agent's
+        legal actions, in the order of :meth:`legal_actions` (a copy)."""
+        return self._flat.copy()
+
+    def legal_action_ids(self) -> np.ndarray:
+        """The abstract ids of the selected agent's legal actions, one row per action in
+        the order of :meth:`legal_actions` (:data:`haggis_sim.env.legal.ID_FIELDS`)."""
+        self._dealt("legal_action_ids()")
+        seat = int(self._st[L.S_TO_ACT])
+        codes = np.array(self._legal_codes, dtype=np.int64)
+        return LG.action_ids(codes, seat, self.rules.players)
+
+    def legal_action_features(self) -> np.ndarray:
+        """The float32 feature rows of the selected agent's legal actions, in the order of
+        :meth:`legal_actions` (:func:`haggis_sim.env.legal.feature_fields`), computed from
+        that agent's information set only."""
+        self._dealt("legal_action_features()")
+        seat = int(self._st[L.S_TO_ACT])
+        codes = np.array(self._legal_codes, dtype=np.int64)
+        return LG.action_features(K.observe(self._st, seat), codes, seat, self.rules.players)
+
+    def describe(self, action: int) -> str:
+        """A person's name for ``action`` in this environment's representation (a slot
+        names the selected agent's legal action in it now): ``'pass'``, ``'bet 15'``,
+        ``'play 3a 4a 5a (run to 5)'``."""
+        if self.actions == "flat":
+            return A.describe_action(int(action), self.rules.players)
+        if not self._is_legal(action):
+            raise IllegalAction(f"slot {action!r} is not a legal action now")
+        return A.describe_action(self._flat_list[int(action)], self.rules.players)
+
     def action_code(self, action: int, agent: str | None = None) -> int:
-        """The engine's packed action of index ``action`` for ``agent`` (default: selected)."""
+        """The engine's packed action of ``action`` for ``agent`` (default: selected); a
+        slot names one of the selected agent's legal actions now."""
+        if self.actions == "legal":
+            return self._code_of(agent or self.agent_selection, action)
         seat = self.agent_name_mapping[agent or self.agent_selection]
         return A.action_code(int(action), seat, self.rules.players)
 
     def action_index(self, code: int, agent: str | None = None) -> int:
-        """The action index of the engine's packed action ``code`` for ``agent``
-        (default: selected); ActionTableError for a code that is no action."""
+        """The action of the engine's packed action ``code`` for ``agent`` (default:
+        selected): its flat index (ActionTableError for a code that is no action), or
+        with ``actions="legal"`` its slot among the selected agent's legal actions now
+        (IllegalAction when it is not legal now)."""
+        if self.actions == "legal":
+            if int(code) not in self._legal_codes:
+                raise IllegalAction(f"packed action {int(code):#x} is not a legal action now")
+            return self._legal_codes.index(int(code))
         seat = self.agent_name_mapping[agent or self.agent_selection]
         return A.action_index(int(code), seat, self.rules.players)
 

@@ -31,7 +31,7 @@ from ..errors import InputError
 from ..kernel import layout as L
 from ..runner.chunk import seat_action, seat_streams
 from ._deps import gymnasium
-from .aec import HaggisEnv, Reward, is_integer
+from .aec import Actions, HaggisEnv, Reward, is_integer
 
 #: the reward of a step whose action is not legal now, which ends the episode
 ILLEGAL_REWARD = -1.0
@@ -45,6 +45,8 @@ class HaggisGymEnv(gymnasium.Env):
     (one spec: the same strategy in every other seat). Spaces, observations, rewards and
     ``reset(seed=, options={"game_id": })`` are those of :class:`HaggisEnv` for the
     agent's seat; the reward of a step is what the agent earned since its last action.
+    ``actions=`` chooses the action representation as there (``"legal"`` slots by
+    default; :meth:`legal_action_features` describes them).
 
     >>> from haggis_sim.env import HaggisGymEnv
     >>> env = HaggisGymEnv(opponents=["heuristic"], preset="revised")
@@ -63,6 +65,7 @@ class HaggisGymEnv(gymnasium.Env):
         seat: int = 0,
         reward: Reward = "game",
         render_mode: str | None = None,
+        actions: Actions = "legal",
         **flags: Any,
     ) -> None:
         specs = [opponents] if isinstance(opponents, str | Strategy) else list(opponents)
@@ -80,7 +83,12 @@ class HaggisGymEnv(gymnasium.Env):
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players:
             raise InputError(f"seat must be 0..{players - 1}, got {seat!r}")
         self.aec = HaggisEnv(
-            preset=preset, players=players, reward=reward, render_mode=render_mode, **flags
+            preset=preset,
+            players=players,
+            reward=reward,
+            render_mode=render_mode,
+            actions=actions,
+            **flags,
         )
         self.seat = seat
         self.agent = self.aec.possible_agents[seat]
@@ -117,9 +125,8 @@ class HaggisGymEnv(gymnasium.Env):
         """Play the agent's action, then the opponents'. An integer action that is not
         legal now ends the episode with :data:`ILLEGAL_REWARD` (the game unchanged);
         anything but an integer is IllegalAction."""
-        if self._ended or not self.aec.agents or self.aec.terminations[self.agent]:
-            raise InputError("no game in progress (over, or never dealt): call reset() first")
-        if is_integer(action) and action not in self.aec._legal_list:
+        self._live()
+        if is_integer(action) and not self.aec._is_legal(action):
             self._ended = True
             info = {**self._info(), "illegal_action": int(action)}
             return self.aec.observe(self.agent), ILLEGAL_REWARD, True, False, info
@@ -154,6 +161,25 @@ class HaggisGymEnv(gymnasium.Env):
         if not self._ended and self.aec.agents and not self.aec.terminations[self.agent]:
             mask[self.aec._legal] = True
         return mask
+
+    def _live(self) -> None:
+        if self._ended or not self.aec.agents or self.aec.terminations[self.agent]:
+            raise InputError("no game in progress (over, or never dealt): call reset() first")
+
+    def legal_action_ids(self) -> np.ndarray:
+        """The abstract ids of the agent's legal actions (:meth:`HaggisEnv.legal_action_ids`)."""
+        self._live()
+        return self.aec.legal_action_ids()
+
+    def legal_action_features(self) -> np.ndarray:
+        """The feature rows of the agent's legal actions, from its information set only
+        (:meth:`HaggisEnv.legal_action_features`)."""
+        self._live()
+        return self.aec.legal_action_features()
+
+    def describe(self, action: int) -> str:
+        """A person's name for the agent's ``action`` now (:meth:`HaggisEnv.describe`)."""
+        return self.aec.describe(action)
 
     def _info(self) -> dict[str, Any]:
         info = dict(self.aec.infos.get(self.agent, {}))

@@ -20,7 +20,13 @@ def test_the_rl_example_runs_and_reports_its_games() -> None:
     )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert re.fullmatch(r"first action: player_\d chose '(play .+|bet \d+)'", lines[0])
+    first = re.fullmatch(
+        r"first action: player_\d chose '(play .+|bet \d+)', id \[(\d+), \d+, \d+, \d+, \d+\]",
+        lines[0],
+    )
+    assert first is not None
+    # the id's kind (KINDS: 1..3 bets, 6.. plays) is the action described
+    assert first.group(1).startswith("bet") == (int(first.group(2)) in (1, 2, 3))
     wins = re.fullmatch(
         r"PettingZoo, 3 random agents: [\d,]+ steps in 4 games; wins (.+)", lines[1]
     )
