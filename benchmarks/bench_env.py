@@ -206,7 +206,7 @@ def measure(args: argparse.Namespace) -> None:
                 sys.stdout.flush()
     print(
         f"\n`HaggisVectorEnv`: {args.lanes} games stepped together, {args.vector_steps:,} "
-        f"steps per run (a random slot per game each step), one core; best of "
+        f"steps per run (a random slot per game each step, `copy=False`), one core; best of "
         f"{args.repeats} runs. Goal: {GOAL_VECTOR:,} agent steps/s with random actions.\n"
     )
     print("| opponents | players | agent steps per run | agent steps/s | goal | met |")
