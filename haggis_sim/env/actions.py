@@ -124,6 +124,23 @@ def legal_indices(st, codes_buf, sorted_codes, sorted_index, out):
     return n
 
 
+@njit(cache=True)
+def legal_slots(st, codes_buf, sorted_codes, sorted_index, idx_out, codes_out):
+    """The legal actions at ``st`` in slot order (ascending action index, the legal-slot
+    representation's order): their indices into ``idx_out`` and packed moves into
+    ``codes_out``; return the count, or -1 - k when the k-th legal action (in
+    ``codes_buf``, as the engine listed them) has no index (a fault)."""
+    n = legal_indices(st, codes_buf, sorted_codes, sorted_index, idx_out)
+    if n < 0:
+        return n
+    order = np.argsort(idx_out[:n])
+    listed = idx_out[:n].copy()
+    for k in range(n):
+        idx_out[k] = listed[order[k]]
+        codes_out[k] = codes_buf[order[k]]
+    return n
+
+
 def action_code(index: int, seat: int, players: int) -> int:
     """The engine's packed action for action ``index`` taken by ``seat``.
 

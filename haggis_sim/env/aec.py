@@ -141,6 +141,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
         self._rules_arr = self.rules.to_array()
         self._codes = np.empty(L.MAX_MOVES, dtype=np.int64)
         self._index_buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+        self._slot_codes = np.empty(L.MAX_MOVES, dtype=np.int64)
         self._legal = np.empty(0, dtype=np.int64)  # the legal actions (slots or flat indices)
         self._legal_list: list[int] = []  # the same as a list
         self._flat = np.empty(0, dtype=np.int64)  # their flat indices, ascending
@@ -197,15 +198,14 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
         """Make the seat to act the selected agent and list its legal actions."""
         seat = int(self._st[L.S_TO_ACT])
         self.agent_selection = self.possible_agents[seat]
-        idx = self._index_buf
-        n = A.legal_indices(self._st, self._codes, self._sorted_codes, self._sorted_index, idx)
+        idx, codes = self._index_buf, self._slot_codes
+        n = A.legal_slots(self._st, self._codes, self._sorted_codes, self._sorted_index, idx, codes)
         if n < 0:
             code = int(self._codes[-1 - n])
             raise A.ActionTableError(f"legal action {code:#x} has no index in the action table")
-        order = np.argsort(idx[:n], kind="stable")
-        self._flat = idx[:n][order]
+        self._flat = idx[:n].copy()
         self._flat_list = self._flat.tolist()
-        self._legal_codes = self._codes[:n][order].tolist()
+        self._legal_codes = codes[:n].tolist()
         self._legal = np.arange(n, dtype=np.int64) if self.actions == "legal" else self._flat
         self._legal_list = self._legal.tolist()
         self.infos[self.agent_selection] = {"legal_actions": self._legal}

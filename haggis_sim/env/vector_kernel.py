@@ -52,12 +52,9 @@ def _list(st, codes_row, mask_row, old, buf, idx, sorted_codes, sorted_index):
     """The learning seat's legal actions in ascending flat index into ``codes_row``, and
     its mask row (``old`` slots were legal before); the count, or a negative number when
     one has no index (an engine fault)."""
-    n = A.legal_indices(st, buf, sorted_codes, sorted_index, idx)
+    n = A.legal_slots(st, buf, sorted_codes, sorted_index, idx, codes_row)
     if n < 0:
         return n
-    order = np.argsort(idx[:n])
-    for k in range(n):
-        codes_row[k] = buf[order[k]]
     for k in range(n, old):
         mask_row[k] = 0
     for k in range(old, n):
