@@ -40,6 +40,13 @@ PASS_INDEX = 0
 BET_INDEX = 1  # bet values L.BET_VALUES at 1, 2, 3
 GIVE_INDEX = 4  # give to the actor's next seat (4) and the seat after it (5)
 N_SPECIAL = 6
+#: a person's name of each special action, by index: pass, the bets, the gives
+SPECIAL_NAMES: tuple[str, ...] = (
+    "pass",
+    *(f"bet {v}" for v in L.BET_VALUES),
+    "give to the next seat",
+    "give to the seat after next",
+)
 #: the suit cards of suit e (the fifth suit, in play with three players only)
 SUIT_E = sum(1 << L.suit_bit(r, 4) for r in range(2, 11))
 
@@ -189,11 +196,7 @@ def describe_action(index: int, players: int = 3) -> str:
     """
     if not 0 <= index < n_actions(players):
         raise IndexError(f"action {index} is not in the {players}-player action space")
-    if index == PASS_INDEX:
-        return "pass"
-    if index < GIVE_INDEX:
-        return f"bet {L.BET_VALUES[index - BET_INDEX]}"
     if index < N_SPECIAL:
-        return "give to the next seat" if index == GIVE_INDEX else "give to the seat after next"
+        return SPECIAL_NAMES[index]
     combo = Combo(int(table()[0][index - N_SPECIAL]))
     return f"play {combo.cards} ({combo.describe()})"

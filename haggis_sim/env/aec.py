@@ -143,9 +143,8 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
         self._index_buf = np.empty(L.MAX_MOVES, dtype=np.int64)
         self._slot_codes = np.empty(L.MAX_MOVES, dtype=np.int64)
         self._legal = np.empty(0, dtype=np.int64)  # the legal actions (slots or flat indices)
-        self._legal_list: list[int] = []  # the same as a list
         self._flat = np.empty(0, dtype=np.int64)  # their flat indices, ascending
-        self._flat_list: list[int] = []
+        self._flat_list: list[int] = []  # the same as a list
         self._legal_codes: list[int] = []  # and their packed moves
         self._st: np.ndarray = K.init_state(self._rules_arr)
         self.seed_value = 0
@@ -207,7 +206,6 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
         self._flat_list = self._flat.tolist()
         self._legal_codes = codes[:n].tolist()
         self._legal = np.arange(n, dtype=np.int64) if self.actions == "legal" else self._flat
-        self._legal_list = self._legal.tolist()
         self.infos[self.agent_selection] = {"legal_actions": self._legal}
 
     def _dealt(self, what: str) -> None:
@@ -257,7 +255,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
             return False
         if self.actions == "legal":
             return bool(0 <= action < len(self._legal_codes))
-        return action in self._legal_list
+        return action in self._flat_list
 
     def _code_of(self, agent: str, action: object) -> int:
         """The packed move of the selected ``agent``'s legal ``action``; IllegalAction,
@@ -279,7 +277,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
             )
         if self.actions == "legal":
             return self._legal_codes[int(action)]
-        return self._legal_codes[self._legal_list.index(int(action))]
+        return self._legal_codes[self._flat_list.index(int(action))]
 
     def _game_over(self) -> None:
         n = self.rules.players
@@ -291,7 +289,6 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
             self.terminations[a] = True
             self.infos[a] = {}
         self._legal = np.empty(0, dtype=np.int64)
-        self._legal_list = []
         self._flat = np.empty(0, dtype=np.int64)
         self._flat_list = []
         self._legal_codes = []

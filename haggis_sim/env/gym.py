@@ -37,6 +37,34 @@ from .aec import Actions, HaggisEnv, Reward, is_integer
 ILLEGAL_REWARD = -1.0
 
 
+def opponents_by_seat(
+    opponents: Sequence[str | Strategy] | str | Strategy, players: int | None, seat: int
+) -> tuple[int, dict[int, str | Strategy]]:
+    """The player count and each other seat's opponent, in turn order after ``seat``
+    (one opponent: the same in every other seat; ``players`` None: one seat more than
+    the opponents given); InputError for a count or seat that does not fit."""
+    specs = [opponents] if isinstance(opponents, str | Strategy) else list(opponents)
+    if players is None:
+        players = len(specs) + 1
+    if players not in (2, 3):
+        raise InputError(f"players must be 2 or 3, not {players!r}")
+    if len(specs) == 1:
+        specs = specs * (players - 1)
+    if len(specs) != players - 1:
+        raise InputError(
+            f"{players} players need {players - 1} opponents (or one for every seat), "
+            f"got {len(specs)}"
+        )
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players:
+        raise InputError(f"seat must be 0..{players - 1}, got {seat!r}")
+    return players, {(seat + 1 + k) % players: spec for k, spec in enumerate(specs)}
+
+
+def as_strategy(spec: str | Strategy) -> Strategy:
+    """``spec`` made into a strategy (a strategy as it is)."""
+    return spec if isinstance(spec, Strategy) else make(spec)
+
+
 class HaggisGymEnv(gymnasium.Env):
     """Haggis from one seat's chair: ``step(action)`` plays the agent's action, then the
     opponents' until the agent is to act again or the game is over.
@@ -68,20 +96,7 @@ class HaggisGymEnv(gymnasium.Env):
         actions: Actions = "legal",
         **flags: Any,
     ) -> None:
-        specs = [opponents] if isinstance(opponents, str | Strategy) else list(opponents)
-        if players is None:
-            players = len(specs) + 1
-        if players not in (2, 3):
-            raise InputError(f"players must be 2 or 3, not {players!r}")
-        if len(specs) == 1:
-            specs = specs * (players - 1)
-        if len(specs) != players - 1:
-            raise InputError(
-                f"{players} players need {players - 1} opponents (or one for every seat), "
-                f"got {len(specs)}"
-            )
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players:
-            raise InputError(f"seat must be 0..{players - 1}, got {seat!r}")
+        players, specs = opponents_by_seat(opponents, players, seat)
         self.aec = HaggisEnv(
             preset=preset,
             players=players,
@@ -92,10 +107,7 @@ class HaggisGymEnv(gymnasium.Env):
         )
         self.seat = seat
         self.agent = self.aec.possible_agents[seat]
-        self.opponents: dict[int, Strategy] = {}
-        for k, spec in enumerate(specs):
-            strat = spec if isinstance(spec, Strategy) else make(spec)
-            self.opponents[(seat + 1 + k) % players] = strat
+        self.opponents: dict[int, Strategy] = {s: as_strategy(v) for s, v in specs.items()}
         self.observation_space = self.aec.observation_space(self.agent)
         self.action_space = self.aec.action_space(self.agent)
         self.render_mode = render_mode

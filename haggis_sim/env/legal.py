@@ -26,22 +26,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ..kernel import layout as L
+from .actions import BET_INDEX, GIVE_INDEX, SPECIAL_NAMES
 
 #: the size of the legal-slot action space: the engine's move-buffer capacity
 MAX_LEGAL = L.MAX_MOVES
 
-#: the abstract kinds of action, in the order of an action id's ``kind``
-KINDS: tuple[str, ...] = (
-    "pass",
-    "bet 5",
-    "bet 15",
-    "bet 30",
-    "give to the next seat",
-    "give to the seat after next",
-    "set",
-    "sequence",
-    "bomb",
-)
+#: the abstract kinds of action, in the order of an action id's ``kind``: the special
+#: actions as the flat table names and numbers them, then the plays
+KINDS: tuple[str, ...] = (*SPECIAL_NAMES, "set", "sequence", "bomb")
 K_SET = KINDS.index("set")
 K_SEQ = KINDS.index("sequence")
 K_BOMB = KINDS.index("bomb")
@@ -72,9 +64,9 @@ def action_ids(codes: npt.NDArray[np.int64], seat: int, players: int) -> npt.NDA
     kind = (codes >> L.TYPE_SHIFT) & 7
     value = codes & L.VALUE_MASK
     for j, bet in enumerate(L.BET_VALUES):
-        out[(kind == L.T_BET) & (value == bet), 0] = KINDS.index("bet 5") + j
+        out[(kind == L.T_BET) & (value == bet), 0] = BET_INDEX + j
     give = kind == L.T_GIVE
-    out[give, 0] = KINDS.index("give to the next seat") - 1 + (value[give] - seat) % players
+    out[give, 0] = GIVE_INDEX - 1 + (value[give] - seat) % players
     for t, k in _PLAY_KINDS.items():
         out[kind == t, 0] = k
     plays = (kind == L.T_SET) | (kind == L.T_SEQ)

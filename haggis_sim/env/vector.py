@@ -24,18 +24,19 @@ from typing import Any
 
 import numpy as np
 
-from strategies import CompiledStrategy, Strategy, is_compiled, make
+from strategies import CompiledStrategy, Strategy, is_compiled
 from strategies.kernels import dispatcher_tag
 
 from ..errors import InputError
 from ..kernel import layout as L
+from ..runner.chunk import kernel_arrays
 from . import actions as A
 from . import legal as LG
 from . import vector_kernel as VK
 from ._deps import gymnasium
-from .aec import Reward, is_integer, make_rules
+from .aec import REWARDS, Reward, is_integer, make_rules
 from .encode import SIZE, bounds
-from .gym import ILLEGAL_REWARD
+from .gym import ILLEGAL_REWARD, as_strategy, opponents_by_seat
 
 #: the most games one vector env holds (each lane keeps a legal-action buffer of 128 KiB)
 MAX_ENVS = 4096
@@ -70,45 +71,28 @@ class HaggisVectorEnv(gymnasium.vector.VectorEnv):
     ) -> None:
         if not is_integer(num_envs) or not 1 <= num_envs <= MAX_ENVS:
             raise InputError(f"num_envs must be an integer 1..{MAX_ENVS}, got {num_envs!r}")
-        specs = [opponents] if isinstance(opponents, str | Strategy) else list(opponents)
-        if players is None:
-            players = len(specs) + 1
-        if players not in (2, 3):
-            raise InputError(f"players must be 2 or 3, not {players!r}")
-        if len(specs) == 1:
-            specs = specs * (players - 1)
-        if len(specs) != players - 1:
-            raise InputError(
-                f"{players} players need {players - 1} opponents (or one for every seat), "
-                f"got {len(specs)}"
-            )
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players:
-            raise InputError(f"seat must be 0..{players - 1}, got {seat!r}")
-        if reward not in ("game", "round"):
-            raise InputError(f"reward must be one of game, round, got {reward!r}")
+        players, specs = opponents_by_seat(opponents, players, seat)
+        if reward not in REWARDS:
+            raise InputError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
         self.rules = make_rules(None, preset, players, flags)
         self.num_envs = int(num_envs)
         self.seat = seat
         self.reward_kind: Reward = reward
         self.copy = copy
         strats: dict[int, CompiledStrategy] = {}
-        for k, spec in enumerate(specs):
-            strat = spec if isinstance(spec, Strategy) else make(spec)
+        for s, spec in specs.items():
+            strat = as_strategy(spec)
             if not is_compiled(strat) or not isinstance(strat, CompiledStrategy):
                 raise InputError(
                     f"the vector env plays compiled opponents only; {strat.spec} is written "
                     "in Python (use HaggisGymEnv for it)"
                 )
-            strats[(seat + 1 + k) % players] = strat
+            strats[s] = strat
         self.opponents = strats
-        arrays = [strats[s].param_array() if s in strats else np.zeros(1) for s in range(3)]
-        width = max(len(a) for a in arrays)
-        self._params = np.stack([np.pad(a, (0, width - len(a))) for a in arrays])
-        ids = [strats[s].compiled_id for s in sorted(strats)]
-        self._sids = np.array(
-            [strats[s].compiled_id if s in strats else ids[0] for s in range(3)], dtype=np.int64
-        )
-        self._tag = dispatcher_tag(int(i) for i in ids if i is not None)
+        # a row per seat, the engine's seats: the agent's seat holds a stand-in, never asked
+        stand_in = next(iter(strats.values()))
+        self._sids, self._params = kernel_arrays([strats.get(s, stand_in) for s in range(3)])
+        self._tag = dispatcher_tag(int(i) for i in self._sids)
         self._rules_arr = self.rules.to_array()
         _, self._sorted_codes, self._sorted_index = A.table()
 

@@ -248,6 +248,16 @@ def seat_action(
     return code
 
 
+def kernel_arrays(strategies: Sequence[CompiledStrategy]) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel ids and the parameter rows of compiled ``strategies``, one row each,
+    zero-padded to the widest (a learned model's is wider): what the compiled game loop
+    calls them with."""
+    sids = np.array([s.compiled_id for s in strategies], dtype=np.int64)
+    arrays = [s.param_array() for s in strategies]
+    params = np.stack([np.pad(a, (0, max(map(len, arrays)) - len(a))) for a in arrays])
+    return sids, params
+
+
 def play_chunk(
     rules_arr: np.ndarray,
     strategies: Sequence[Strategy],
@@ -270,9 +280,7 @@ def play_chunk(
     cursor[R.C_TOP_ROW] = -1
     all_compiled = all(is_compiled(s) for s in strategies)
     if all_compiled:
-        sids = np.array([s.compiled_id for s in strategies], dtype=np.int64)
-        arrays = [s.param_array() for s in strategies]  # padded: a learned model's is wider
-        params = np.stack([np.pad(a, (0, max(map(len, arrays)) - len(a))) for a in arrays])
+        sids, params = kernel_arrays([s for s in strategies if isinstance(s, CompiledStrategy)])
         tag = dispatcher_tag([*(int(x) for x in sids), *kernels])  # only the kernels used
         i = 0
         while i < len(game_ids):
