@@ -53,6 +53,13 @@ class _Tee(io.TextIOBase):
         self.terminal.flush()
 
 
+def one_core() -> None:
+    """Pin this process to the first core it may use (where the OS allows it), so a
+    figure "on one core" is one."""
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+
+
 def _commit() -> str:
     """The checkout's commit, ``+changes`` when the working tree differs from it (other
     than in the results files themselves, which the benchmarks rewrite one after another)."""

@@ -34,14 +34,13 @@ load on the machine lowers it rather than raising it.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from _results import add_out_option, recorded
+from _results import add_out_option, one_core, recorded
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -144,8 +143,7 @@ def main() -> None:
     parser.add_argument("--vector-steps", type=int, default=2000, help="vector steps per run")
     add_out_option(parser, "bench_env")
     args = parser.parse_args()
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    one_core()
     with recorded(args.out):
         measure(args)
 

@@ -15,12 +15,11 @@ the library conventions hold, not a trained player: for that see
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
-from _results import add_out_option, recorded
+from _results import add_out_option, one_core, recorded
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -32,8 +31,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     add_out_option(parser, "bench_maskable_ppo")
     args = parser.parse_args()
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    one_core()
     try:
         import torch
         from sb3_contrib import MaskablePPO

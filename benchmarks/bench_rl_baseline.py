@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from _results import RESULTS, add_out_option, recorded
+from _results import RESULTS, add_out_option, one_core, recorded
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -81,8 +81,7 @@ def main() -> None:
     parser.add_argument("--curve", type=Path, default=RESULTS / "bench_rl_baseline.png")
     add_out_option(parser, "bench_rl_baseline")
     args = parser.parse_args()
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    one_core()
     with recorded(args.out):
         measure(args)
 
