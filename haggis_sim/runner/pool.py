@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future
 from concurrent.futures import wait as wait_futures
 from typing import Any, NoReturn, Protocol
@@ -285,9 +285,11 @@ class DaskPool:
         elif lost_all:
             self._alone_since = self._alone_since or now
             if now - self._alone_since >= WORKERLESS_SECONDS:
+                notes, self._notes = self._notes, []
                 raise WorkersLost(
                     f"every worker of the Dask scheduler {self._scheduler or '(local)'} left "
-                    f"and none joined within {WORKERLESS_SECONDS:g} s"
+                    f"and none joined within {WORKERLESS_SECONDS:g} s",
+                    notes,
                 )
 
 
@@ -298,7 +300,14 @@ WORKERLESS_SECONDS = 60.0  # how long a Dask run waits for a worker after losing
 
 
 class WorkersLost(RuntimeError):
-    """Every worker of the cluster left, and none joined within the time allowed."""
+    """Every worker of the cluster left, and none joined within the time allowed.
+
+    ``notes`` are the changes of workers seen but not said yet (a fetch that waited for a
+    lost worker's chunk saw them): the run says them before its error."""
+
+    def __init__(self, message: str, notes: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.notes = tuple(notes)
 
 
 class SchedulerLost(WorkersLost):

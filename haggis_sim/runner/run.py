@@ -688,6 +688,8 @@ def _play(
                         )
     except WorkersLost as exc:  # while waiting for a chunk, or for its result
         pool.close(cancel=True)
+        for note in exc.notes:
+            listeners.say(note)
         raise RunError(f"{exc}; finished chunks are kept (--resume {run_dir})") from None
     except BaseException:
         pool.close(cancel=True)

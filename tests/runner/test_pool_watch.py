@@ -4,6 +4,8 @@ tests/runner/test_dask_lost_workers.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import haggis_sim.runner.pool as pool
@@ -103,8 +105,8 @@ class Unfinished:
 
 def test_a_result_lost_with_the_last_worker_ends_the_run(clock: list[float]) -> None:
     """The fetch of a result whose worker died waits for the task to be played again; with
-    no worker left it ends like the wait for a chunk does, and the notes of what it saw
-    meanwhile are said at the next watch."""
+    no worker left it ends like the wait for a chunk does, and the error carries the notes
+    of what it saw meanwhile (no watch said them)."""
     dask = watched({"a": 1}, *[{}] * 40)
 
     def result(timeout: float) -> None:
@@ -113,9 +115,12 @@ def test_a_result_lost_with_the_last_worker_ends_the_run(clock: list[float]) -> 
 
     task = Unfinished()
     task.result = result  # type: ignore[method-assign]
-    with pytest.raises(pool.WorkersLost, match="within 60 s"):
+    with pytest.raises(pool.WorkersLost, match="within 60 s") as lost:
         dask.result(task)
-    assert dask.watch()[0].startswith("worker a left the cluster")
+    assert lost.value.notes == (
+        "worker a left the cluster; the chunks it held are played again on the others",
+    )
+    assert dask.watch() == []  # said once, by the error
 
 
 class Connected:
@@ -154,3 +159,33 @@ def test_a_closed_connection_is_the_schedulers_loss_only_when_it_no_longer_answe
     with pytest.raises(ValueError, match="a task's own"):
         dask._reraise(ValueError("a task's own"))
     assert len(asked) == 2  # no handshake for an error that is no closed connection
+
+
+class LosesEveryWorker(pool.InlinePool):
+    """Plays the first chunk, then ends like a Dask fetch that waited in vain for a lost
+    worker's chunk: WorkersLost carrying a note nobody has said yet."""
+
+    def watch(self) -> list[str]:
+        raise pool.WorkersLost(
+            "every worker of the Dask scheduler tcp://head:8786 left and none joined within 60 s",
+            ["worker tcp://w1 left the cluster; the chunks it held are played again on the others"],
+        )
+
+
+def test_the_run_says_the_lost_workers_notes_before_its_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from cli_helpers import invoke
+
+    import haggis_sim.runner.run as run
+
+    monkeypatch.setattr(run, "make_pool", lambda config, games: (LosesEveryWorker(), None))
+    out = f"{tmp_path}/run"
+    res = invoke("run", "-s", "random,random", "-n", "8", "--chunk-size", "4", "--out", out)
+    assert res.exit_code == 2, (res.stdout, res.stderr)
+    lines = res.stderr.strip().splitlines()
+    assert lines[-2:] == [
+        "note: worker tcp://w1 left the cluster; the chunks it held are played again on the others",
+        "error: every worker of the Dask scheduler tcp://head:8786 left and none joined "
+        f"within 60 s; finished chunks are kept (--resume {out})",
+    ], lines
