@@ -620,7 +620,9 @@ def choose_bet(obs, params, rng, buf):
     return 0 if best == 0 else opts[best]
 
 
-@njit(cache=True)
+# inlined into its callers: a function compiled on its own re-optimises the whole search
+# it calls (seconds of a first run's compile)
+@njit(cache=True, inline="always")
 def mcts_decide(obs, params, rng, buf, out_moves, out_visits):
     """The search's action, and how many root children the play search left in
     ``out_moves``/``out_visits`` (:func:`search_root`; 0 when the action is a bet or

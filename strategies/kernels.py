@@ -190,7 +190,9 @@ def act_tagged(
     return int(chosen(sid, obs, params, rng, buf))
 
 
-@overload(act_tagged)
+# inlined where it is called: each function numba compiles on its own re-optimises all
+# it calls (its callees are linked into it), so a layer less is seconds less of a compile
+@overload(act_tagged, inline="always")
 def _act_tagged_compiled(tag: Any, sid: Any, obs: Any, params: Any, rng: Any, buf: Any) -> Any:
     chosen = next(d for d, dtype in _TAG_DTYPES.items() if tag.dtype == numba.from_dtype(dtype))
 

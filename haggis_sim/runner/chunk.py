@@ -76,7 +76,9 @@ def _commit(
     R.step_recorded(st, np.int64(action), gid, moves, cursor, log_moves, strength)
 
 
-@njit(cache=True)
+# inlined into its callers: a function compiled on its own re-optimises every kernel it
+# calls (seconds of a first run's compile)
+@njit(cache=True, inline="always")
 def play_one_game(
     st: np.ndarray,
     deal_seed: int,

@@ -19,6 +19,7 @@ import json
 import math
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -46,6 +47,8 @@ class RunLike(Protocol):
     def seats(self) -> str: ...
     @property
     def log_moves(self) -> bool: ...
+    @property
+    def jobs(self) -> int: ...
     def validate(self) -> tuple[Rules, list[Strategy]]: ...
 
 
@@ -58,7 +61,7 @@ CompileWatch = Callable[[str, float], AbstractContextManager[object]]
 #: and learned; all, with the search), rounded up from the `compiled in` column of
 #: ``benchmarks/results/bench_first_run.md``: the estimate until this installation has
 #: measured its own (:func:`default_seconds`)
-DEFAULT_SECONDS = {"act_simple": 50.0, "act_learned": 60.0, "act": 125.0}
+DEFAULT_SECONDS = {"act_simple": 25.0, "act_learned": 35.0, "act": 55.0}
 #: the measured compile times, in the cache folder (``_cache.cache_base``: the source
 #: changes that start a new ``numba-<hash>`` folder keep it), one entry per installation
 #: and code version, oldest first:
@@ -235,12 +238,58 @@ def _stand_ins(strategies: Sequence[Strategy]) -> list[Strategy]:
     return [make("random") if is_compiled(s) else FirstLegal() for s in strategies]
 
 
+def cores() -> int:
+    """The processors this process may run on."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+
+
+def compile_search() -> None:
+    """Compile (or load from the cache) the search's kernel, with the argument types the
+    kernel dispatcher calls it with, by one search of a fresh 2-player deal: what the
+    second process of :func:`compile_engine` runs. Nothing is written but the cache."""
+    from strategies import make
+    from strategies.ismcts import mcts_act
+
+    from .. import kernel as K
+    from ..rules import Rules
+
+    state = K.init_state(Rules.preset(players=2).to_array())
+    K.start_game(state, np.int64(0))
+    buf = np.empty(K.MAX_MOVES, dtype=np.int64)
+    params = make("mcts:iters=1").param_array()
+    mcts_act(K.observe(state, np.int64(0)), params, K.new_stream(np.int64(0)), buf)
+
+
+def _start_search_compile(kernels: Sequence[int], jobs: int) -> subprocess.Popen[bytes] | None:
+    """Start :func:`compile_search` in a second process when the run plays the search and
+    may use a second core (the search is most of a first run's compile; the rest
+    compiles here meanwhile); None otherwise. Its output is dropped: should it fail, the
+    search compiles here as it would without it."""
+    from strategies.kernels import MCTS_ID
+
+    if MCTS_ID not in kernels or jobs == 1 or cores() < 2:
+        return None
+    code = "from haggis_sim.runner.warmup import compile_search; compile_search()"
+    return subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
 def compile_engine(config: RunLike) -> None:
     """Compile (or load from the cache) every compiled function a chunk of the run calls,
     by playing one throw-away game of it with :func:`_stand_ins` in this process; numba
-    saves what it compiles to the cache, where the workers find it. Nothing is written."""
+    saves what it compiles to the cache, where the workers find it. Nothing is written.
+
+    A run with the search compiles it in a second process (:func:`compile_search`) while
+    this one compiles the engine and the other kernels (the throw-away game through
+    :func:`~strategies.kernels.act_learned`), then only what joins them: on two cores
+    the compile takes about the search's own time, not the sum."""
     from strategies import make
-    from strategies.kernels import RANDOM_ID, dispatcher
+    from strategies.kernels import LEARNED_ID, RANDOM_ID, dispatcher
 
     from .. import kernel as K
     from .chunk import play_chunk
@@ -248,10 +297,22 @@ def compile_engine(config: RunLike) -> None:
     rules, built = config.validate()
     kernels = _kernels(built)
     game = np.zeros(1, dtype=np.int64)
-    play_chunk(
-        rules.to_array(), _stand_ins(built), game, config.seed, config.seats,
-        config.log_moves, kernels=kernels,
-    )  # fmt: skip
+    side = _start_search_compile(kernels, config.jobs)
+    try:
+        if side is not None:
+            play_chunk(
+                rules.to_array(), _stand_ins(built), game, config.seed, config.seats,
+                config.log_moves, kernels=[LEARNED_ID],
+            )  # fmt: skip
+            side.wait()
+        play_chunk(
+            rules.to_array(), _stand_ins(built), game, config.seed, config.seats,
+            config.log_moves, kernels=kernels,
+        )  # fmt: skip
+    finally:
+        if side is not None and side.poll() is None:  # interrupted: the compile is not needed
+            side.kill()
+            side.wait()
     if len(kernels) < len(built):  # the step-by-step driver: each kernel's own dispatcher
         st = K.init_state(rules.to_array())
         K.start_game(st, np.int64(config.seed))
