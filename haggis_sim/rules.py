@@ -33,6 +33,9 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "game_end": L.GAME_END,
 }
 ALLOWED_BETS = L.BET_VALUES  # (5, 15, 30)
+#: the numeric scoring knobs and their published values (RULES.md sections 4-5: 5 points
+#: a card to a player going out; a captured J 2, Q 3, K 5 under card_points classic)
+PUBLISHED_KNOBS: dict[str, Any] = {"out_points": 5, "face_points": (2, 3, 5)}
 
 _PRESET_FLAGS: dict[str, dict[str, Any]] = {
     "classic": {"first_out_bonus": "5 with 3 players"},
@@ -65,6 +68,8 @@ class Rules:
     game_end: str = "target"
     target_score: int = 250
     rounds: int = 6
+    out_points: int = 5
+    face_points: tuple[int, int, int] = (2, 3, 5)
 
     def __post_init__(self) -> None:
         if self.players not in (2, 3):
@@ -84,10 +89,23 @@ class Rules:
             ("first_out_bonus", 0, 100),
             ("target_score", 1, 100000),
             ("rounds", 1, 1000),
+            ("out_points", 0, 100),
         ):
             v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+            if not _is_int(v) or not lo <= v <= hi:
                 raise InputError(f"rule flag {name} must be an integer {lo}..{hi}; got {v!r}")
+        faces = self.face_points
+        if not (
+            isinstance(faces, tuple) and len(faces) == 3 and all(_is_int(v) for v in faces)
+        ) or not all(0 <= v <= 100 for v in faces):
+            raise InputError(
+                f"face_points must be three integers 0..100 (a J, Q and K); got {faces!r}"
+            )
+        if faces != PUBLISHED_KNOBS["face_points"] and self.card_points != "classic":
+            raise InputError(
+                "face_points count under card_points=classic only (per_card scores 1 a "
+                f"card); got face_points={_flag_text(faces)} with card_points={self.card_points}"
+            )
 
     @classmethod
     def flag_names(cls) -> tuple[str, ...]:
@@ -115,8 +133,9 @@ class Rules:
         if name == "classic":
             flags["first_out_bonus"] = 5 if players == 3 else 0
         flags.update(overrides)
-        if "bet_values" in flags and isinstance(flags["bet_values"], list):
-            flags["bet_values"] = tuple(flags["bet_values"])
+        for listed in ("bet_values", "face_points"):
+            if isinstance(flags.get(listed), list):
+                flags[listed] = tuple(flags[listed])
         return cls(players=players, preset_name=name, **flags)
 
     def with_flags(self, **overrides: Any) -> Rules:
@@ -132,7 +151,7 @@ class Rules:
         """The preset name plus every flag changed from it: ``classic card_points=per_card``."""
         base = Rules.preset(self.preset_name, players=self.players).as_dict()
         mine = self.as_dict()
-        diff = [f"{k}={_flag_text(v)}" for k, v in mine.items() if base[k] != v]
+        diff = [f"{k}={_flag_text(v)}" for k, v in mine.items() if base.get(k) != v]
         return " ".join([self.preset_name, *diff])
 
     @property
@@ -141,9 +160,17 @@ class Rules:
         return 4 if self.players == 2 else 5
 
     def as_dict(self) -> dict[str, Any]:
-        """All flags as plain values (for manifests and logs)."""
+        """All flags as plain values (for manifests and logs); a numeric knob of
+        :data:`PUBLISHED_KNOBS` at its published value is left out, so the record (and
+        the digest) of the published rules is the same whether or not the knob exists
+        (:meth:`preset` and the constructor fill it in again)."""
         d = asdict(self)
         d["bet_values"] = list(self.bet_values)
+        for name, published in PUBLISHED_KNOBS.items():
+            if d[name] == published:
+                del d[name]
+            elif isinstance(published, tuple):
+                d[name] = list(d[name])
         return d
 
     def to_array(self) -> np.ndarray:
@@ -159,7 +186,13 @@ class Rules:
         a[L.R_LEAD_TIEBREAK] = CHOICES["lead_tiebreak"].index(self.lead_tiebreak)
         a[L.R_GAME_END] = CHOICES["game_end"].index(self.game_end)
         a[L.R_END_VALUE] = self.target_score if self.game_end == "target" else self.rounds
+        a[L.R_OUT_POINTS] = self.out_points
+        a[L.R_FACE_POINTS : L.R_FACE_POINTS + 3] = self.face_points
         return a
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _flag_text(value: Any) -> str:

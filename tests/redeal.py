@@ -27,9 +27,14 @@ def _field_names() -> list[str]:
     for (off, name), nxt in zip(starts, [*starts[1:], (L.R_BASE, "")], strict=True):
         for i in range(off, nxt[0]):
             names[i] = name if i == off else f"{name}+{i - off}"
-    for k in dir(L):
-        if k.startswith("R_") and k != "R_BASE" and isinstance(getattr(L, k), int):
-            names[L.R_BASE + getattr(L, k)] = f"rules.{k}"
+    rules = sorted(
+        (getattr(L, k), k)
+        for k in dir(L)
+        if k.startswith("R_") and k != "R_BASE" and isinstance(getattr(L, k), int)
+    )
+    for (off, name), nxt in zip(rules, [*rules[1:], (L.N_RULES, "")], strict=True):
+        for i in range(off, nxt[0]):
+            names[L.R_BASE + i] = f"rules.{name}" + (f"+{i - off}" if i > off else "")
     assert all(names), names
     return names
 

@@ -71,12 +71,13 @@ def parse_rule_overrides(items: list[str]) -> dict[str, object]:
         key, value = (x.strip() for x in item.split("=", 1))
         if key not in known:
             raise InputError(f"unknown rule flag {key!r}; known: {', '.join(known)}")
-        if key == "bet_values":
+        if key in ("bet_values", "face_points"):
+            example = "5,15,30" if key == "bet_values" else "2,3,5"
             try:
                 out[key] = tuple(int(v) for v in value.replace("/", ",").split(",") if v)
             except ValueError:
-                raise InputError(f"bet_values takes numbers like 5,15,30; got {value!r}") from None
-        elif key in ("first_out_bonus", "target_score", "rounds"):
+                raise InputError(f"{key} takes numbers like {example}; got {value!r}") from None
+        elif key in ("first_out_bonus", "target_score", "rounds", "out_points"):
             try:
                 out[key] = int(value)
             except ValueError:

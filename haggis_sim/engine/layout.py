@@ -109,7 +109,9 @@ R_SETTLEMENT = 6
 R_LEAD_TIEBREAK = 7
 R_GAME_END = 8
 R_END_VALUE = 9
-N_RULES = 10
+R_OUT_POINTS = 10  # points per card of the largest opponent hand, to a player going out
+R_FACE_POINTS = 11  # 3 entries: a captured J, Q, K's points under card_points classic
+N_RULES = 14
 BET_VALUES = (5, 15, 30)
 
 # --- phases (the names are haggis_sim.position.PHASES) -------------------------------------

@@ -25,6 +25,7 @@ from .layout import (
     R_BASE,
     R_BONUS,
     R_CARD_POINTS,
+    R_FACE_POINTS,
     R_HAGGIS_TO,
     R_SETTLEMENT,
     S_BET,
@@ -56,9 +57,9 @@ def card_points(st, mask):
     if st[R_BASE + R_CARD_POINTS] == CP_CLASSIC:
         return (
             popcount(mask & ODD_MASK)
-            + 2 * popcount(mask & JACKS)
-            + 3 * popcount(mask & QUEENS)
-            + 5 * popcount(mask & KINGS)
+            + st[R_BASE + R_FACE_POINTS] * popcount(mask & JACKS)
+            + st[R_BASE + R_FACE_POINTS + 1] * popcount(mask & QUEENS)
+            + st[R_BASE + R_FACE_POINTS + 2] * popcount(mask & KINGS)
         )
     return popcount(mask)
 

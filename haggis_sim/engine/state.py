@@ -32,6 +32,7 @@ from .layout import (
     R_BASE,
     R_BET_MASK,
     R_BOMB_CAPTURE,
+    R_OUT_POINTS,
     S_BEATEN_SEAT,
     S_BET,
     S_CAPT,
@@ -268,7 +269,7 @@ def _play(st, mv):
         for o in range(n):
             if o != seat and st[S_HAND + o] != 0:
                 most = max(most, popcount(st[S_HAND + o]))
-        st[S_GO + seat] = 5 * most
+        st[S_GO + seat] = st[R_BASE + R_OUT_POINTS] * most
         st[S_OUT + st[S_N_OUT]] = seat
         st[S_N_OUT] += 1
         if st[S_N_OUT] == n - 1:

@@ -87,7 +87,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
     >>> env.reset(seed=7)
     >>> obs, reward, terminated, truncated, info = env.last()
     >>> obs["observation"].shape, int(obs["action_mask"].sum()) == len(info["legal_actions"])
-    ((424,), True)
+    ((428,), True)
     >>> env.describe(0), env.legal_action_ids()[0].tolist()
     ('bet 15', [2, 0, 0, 0, 0])
     """

@@ -63,6 +63,8 @@ FIELDS: tuple[tuple[str, int, float, str], ...] = (
     ("lead_tiebreak", 2, 1.0, "rules: left_of_dealer, left_of_previous_leader"),
     ("game_end", 2, 1.0, "rules: target score, number of rounds"),
     ("end_value", 1, BIG, "rules: the target score or the number of rounds"),
+    ("out_points", 1, BIG, "rules: points per card of the largest hand, to a player out"),
+    ("face_points", 3, BIG, "rules: a captured J, Q, K's points (card_points classic)"),
 )
 SIZE = sum(f[1] for f in FIELDS)
 
@@ -117,6 +119,8 @@ O_SETTLEMENT = _OFF["bet_settlement"]
 O_TIEBREAK = _OFF["lead_tiebreak"]
 O_GAME_END = _OFF["game_end"]
 O_END_VALUE = _OFF["end_value"]
+O_OUT_POINTS = _OFF["out_points"]
+O_FACE_POINTS = _OFF["face_points"]
 _SOFF: dict[str, int] = {}
 _at = 0
 for _field in SEAT_FIELDS:
@@ -217,6 +221,9 @@ def encode_observation(obs, me, out):
     out[O_TIEBREAK + obs[rb + L.R_LEAD_TIEBREAK]] = 1.0
     out[O_GAME_END + obs[rb + L.R_GAME_END]] = 1.0
     out[O_END_VALUE] = obs[rb + L.R_END_VALUE]
+    out[O_OUT_POINTS] = obs[rb + L.R_OUT_POINTS]
+    for j in range(3):
+        out[O_FACE_POINTS + j] = obs[rb + L.R_FACE_POINTS + j]
 
 
 @njit(cache=True)

@@ -356,11 +356,12 @@ def _specs(f: _Fields, key: str, version: int) -> tuple[StrategySpec, ...]:
 def _rules(top: _Fields, key: str) -> Rules:
     """The rules object as typed :class:`Rules`; ManifestError if they are not rules."""
     flags = dict(top.need(key, dict))
-    if "bet_values" in flags:
-        bets = flags["bet_values"]
-        if not isinstance(bets, list):
-            raise ManifestError(f"{top.where} is damaged: 'rules.bet_values' is not a list")
-        flags["bet_values"] = tuple(bets)
+    for name in ("bet_values", "face_points"):
+        if name in flags:
+            values = flags[name]
+            if not isinstance(values, list):
+                raise ManifestError(f"{top.where} is damaged: 'rules.{name}' is not a list")
+            flags[name] = tuple(values)
     if not isinstance(flags.get("preset_name", ""), str):
         raise ManifestError(f"{top.where} is damaged: 'rules.preset_name' is not a string")
     try:

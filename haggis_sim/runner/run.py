@@ -147,7 +147,10 @@ class RunConfig(RunSettings):
     def game_rules(self) -> Rules:
         """The typed rules; RunError with a readable message if they are not rules."""
         try:
-            return Rules(**{**self.rules, "bet_values": tuple(self.rules["bet_values"])})
+            rules = {**self.rules, "bet_values": tuple(self.rules["bet_values"])}
+            if isinstance(rules.get("face_points"), list):
+                rules["face_points"] = tuple(rules["face_points"])
+            return Rules(**rules)
         except (TypeError, ValueError) as exc:
             raise RunError(str(exc)) from None
         except KeyError as exc:

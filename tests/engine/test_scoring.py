@@ -89,6 +89,37 @@ def test_card_points_include_haggis_and_black_sheep_hand(preset, flags, cards) -
     check_totals(rnd)
 
 
+@pytest.mark.parametrize(
+    ("faces", "cards"),
+    [
+        ((2, 3, 5), 18),  # the published values: the case above
+        ((0, 0, 0), 8),  # 7a 7b 9a 9b | 3c 5c 3d | 3a: odd suit cards only
+        ((1, 1, 1), 11),
+        ((4, 0, 10), 8 + 4 + 10),  # J 4, Q 0, K 10
+    ],
+)
+def test_face_points_score_each_captured_face(faces, cards) -> None:
+    """The ``face_points`` knob: a captured J, Q and K score its three values (the odd
+    suit cards 1 each, as published)."""
+    rnd = _card_points_round(rules(2, face_points=faces))
+    assert column(rnd, "cards") == [0, cards]
+    assert column(rnd, "total") == [0, cards + 10]
+    check_totals(rnd)
+
+
+@pytest.mark.parametrize("out_points", [0, 1, 5, 12])
+def test_out_points_per_card_of_the_largest_opponent_hand(out_points: int) -> None:
+    """The ``out_points`` knob: going out scores it per card of the largest hand left
+    (3 players: seat 0 out first with hands of 1 and 2 cards left, then seat 1 with 2)."""
+    rnd = hs.Round(rules(3, out_points=out_points), hands=["3a", "4a", "5a 9e"],
+                   haggis="2b 2c 2d", leader=0)  # fmt: skip
+    rnd.play(0, "3a")
+    rnd.play(1, "4a")
+    assert rnd.over and rnd.out_order == (0, 1)
+    assert column(rnd, "going_out") == [2 * out_points, 2 * out_points, 0]
+    check_totals(rnd)
+
+
 def test_haggish_scores_no_haggis_nor_black_sheep_hand() -> None:
     """Decision (RULES.md 4, haggis_to = nobody): only trick captures score."""
     rnd = hs.Round(

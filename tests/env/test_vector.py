@@ -11,7 +11,12 @@ import pytest
 pytest.importorskip("gymnasium")
 
 import haggis_sim as hs  # noqa: E402
-from haggis_sim.env import MAX_LEGAL, HaggisGymEnv, HaggisVectorEnv  # noqa: E402
+from haggis_sim.env import (  # noqa: E402
+    MAX_LEGAL,
+    HaggisGymEnv,
+    HaggisVectorEnv,
+    encode,
+)
 from haggis_sim.env.gym import ILLEGAL_REWARD  # noqa: E402
 from strategies import Strategy  # noqa: E402
 
@@ -160,7 +165,7 @@ def test_the_rl_pages_vector_example_runs_as_printed() -> None:
     assert len(blocks) == 1
     namespace: dict[str, Any] = {}
     exec(compile(blocks[0], "docs/rl.md", "exec"), namespace)
-    assert namespace["obs"]["observation"].shape == (64, 424)
+    assert namespace["obs"]["observation"].shape == (64, encode.SIZE)
     assert np.array_equal(
         namespace["info"]["legal_count"], namespace["envs"].action_masks().sum(axis=1)
     )
