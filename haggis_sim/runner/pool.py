@@ -52,15 +52,22 @@ def available_memory() -> int | None:
     return None
 
 
+def cores() -> int:
+    """The processors this process may run on (its CPU affinity, where the system has
+    one, else the machine's count)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+
+
 def local_workers(requested: int, tasks_possible: int) -> tuple[int, str | None]:
     """Worker processes for this machine, and a note when fewer than asked for.
 
     At most: the cores (the work is CPU-bound: more processes only add start-up cost and
     memory), what memory holds at :data:`WORKER_MEMORY` each, and the chunks there are.
     """
-    cores = os.cpu_count() or 1
-    want = requested or cores
-    limits = [(cores, f"{cores} cores")]
+    here = cores()
+    want = requested or here
+    limits = [(here, f"{here} cores")]
     memory = available_memory()
     if memory is not None:
         limits.append((max(1, memory // WORKER_MEMORY), f"{memory / 2**30:.1f} GiB free memory"))

@@ -238,12 +238,6 @@ def _stand_ins(strategies: Sequence[Strategy]) -> list[Strategy]:
     return [make("random") if is_compiled(s) else FirstLegal() for s in strategies]
 
 
-def cores() -> int:
-    """The processors this process may run on."""
-    affinity = getattr(os, "sched_getaffinity", None)
-    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
-
-
 def compile_search() -> None:
     """Compile (or load from the cache) the search's kernel, with the argument types the
     kernel dispatcher calls it with, by one search of a fresh 2-player deal: what the
@@ -267,6 +261,8 @@ def _start_search_compile(kernels: Sequence[int], jobs: int) -> subprocess.Popen
     compiles here meanwhile); None otherwise. Its output is dropped: should it fail, the
     search compiles here as it would without it."""
     from strategies.kernels import MCTS_ID
+
+    from .pool import cores
 
     if MCTS_ID not in kernels or jobs == 1 or cores() < 2:
         return None
@@ -297,18 +293,19 @@ def compile_engine(config: RunLike) -> None:
     rules, built = config.validate()
     kernels = _kernels(built)
     game = np.zeros(1, dtype=np.int64)
+
+    def throw_away(dispatched: list[int]) -> None:
+        play_chunk(
+            rules.to_array(), _stand_ins(built), game, config.seed, config.seats,
+            config.log_moves, kernels=dispatched,
+        )  # fmt: skip
+
     side = _start_search_compile(kernels, config.jobs)
     try:
         if side is not None:
-            play_chunk(
-                rules.to_array(), _stand_ins(built), game, config.seed, config.seats,
-                config.log_moves, kernels=[LEARNED_ID],
-            )  # fmt: skip
+            throw_away([LEARNED_ID])  # everything but the search, meanwhile
             side.wait()
-        play_chunk(
-            rules.to_array(), _stand_ins(built), game, config.seed, config.seats,
-            config.log_moves, kernels=kernels,
-        )  # fmt: skip
+        throw_away(kernels)
     finally:
         if side is not None and side.poll() is None:  # interrupted: the compile is not needed
             side.kill()

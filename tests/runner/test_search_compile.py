@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import haggis_sim.runner.chunk as chunk
+import haggis_sim.runner.pool as pool
 import haggis_sim.runner.warmup as warmup
 from haggis_sim.rules import Rules
 from haggis_sim.runner.run import RunConfig
@@ -42,7 +43,7 @@ class Side:
 def side(monkeypatch: pytest.MonkeyPatch) -> type[Side]:
     Side.started = []
     monkeypatch.setattr(warmup.subprocess, "Popen", Side)
-    monkeypatch.setattr(warmup, "cores", lambda: 2)
+    monkeypatch.setattr(pool, "cores", lambda: 2)
     return Side
 
 
@@ -63,7 +64,7 @@ def test_the_search_compiles_in_a_second_process_when_a_second_core_is_free(
     assert not side.last.running and not side.last.killed  # waited for, not killed
     warmup.compile_engine(config("greedy,heuristic"))  # no search: nothing beside
     warmup.compile_engine(config("greedy,mcts", jobs=1))  # one core asked for
-    monkeypatch.setattr(warmup, "cores", lambda: 1)
+    monkeypatch.setattr(pool, "cores", lambda: 1)
     warmup.compile_engine(config("greedy,mcts"))  # one core there
     assert len(side.started) == 1
 
