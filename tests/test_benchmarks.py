@@ -55,3 +55,26 @@ def test_a_failed_benchmark_leaves_the_old_results_file(tmp_path: Path) -> None:
         raise RuntimeError("interrupted")
     assert out.read_text() == "old\n"
     assert sys.stdout is not None and "Tee" not in type(sys.stdout).__name__
+
+
+def test_the_profile_names_numbas_functions_by_module_and_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``benchmarks/profile_compiled.py`` sums perf's samples by the function numba's
+    mangled symbol names (its specialisations, which differ only after the name, count
+    as one); names that are not numba's stay as they are."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location(
+        "profile_compiled", ROOT / "benchmarks" / "profile_compiled.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    readable = module.readable
+    first = "_ZN10strategies7network10layer_sumsB4v299B38c8tJTIeFIjxB2IKSgI4CrvQ_3dE5ArrayIdLi1E"
+    other = "_ZN10strategies7network10layer_sumsB4v17B40c8tJTIeFIjxB2IKSgI4CrvSCKg1MMfAwK4LIaQ"
+    assert readable(first) == readable(other) == "strategies.network.layer_sums"
+    local = "_ZN5numba4misc9quicksort19make_quicksort_impl12_3clocals_3e9partitionB4v330B42"
+    assert readable(local) == "numba.misc.quicksort.make_quicksort_impl._3clocals_3e.partition"
+    assert readable("NRT_incref") == "NRT_incref"
+    assert readable("_ZN") == "_ZN"
