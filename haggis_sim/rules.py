@@ -36,6 +36,8 @@ ALLOWED_BETS = L.BET_VALUES  # (5, 15, 30)
 #: the numeric scoring knobs and their published values (RULES.md sections 4-5: 5 points
 #: a card to a player going out; a captured J 2, Q 3, K 5 under card_points classic)
 PUBLISHED_KNOBS: dict[str, Any] = {"out_points": 5, "face_points": (2, 3, 5)}
+#: the flags whose value is a tuple (a list in a JSON or TOML record)
+LISTED_FLAGS = ("bet_values", "face_points")
 
 _PRESET_FLAGS: dict[str, dict[str, Any]] = {
     "classic": {"first_out_bonus": "5 with 3 players"},
@@ -133,7 +135,7 @@ class Rules:
         if name == "classic":
             flags["first_out_bonus"] = 5 if players == 3 else 0
         flags.update(overrides)
-        for listed in ("bet_values", "face_points"):
+        for listed in LISTED_FLAGS:
             if isinstance(flags.get(listed), list):
                 flags[listed] = tuple(flags[listed])
         return cls(players=players, preset_name=name, **flags)
@@ -161,9 +163,9 @@ class Rules:
 
     def as_dict(self) -> dict[str, Any]:
         """All flags as plain values (for manifests and logs); a numeric knob of
-        :data:`PUBLISHED_KNOBS` at its published value is left out, so the record (and
-        the digest) of the published rules is the same whether or not the knob exists
-        (:meth:`preset` and the constructor fill it in again)."""
+        :data:`PUBLISHED_KNOBS` at its published value is left out, so a record of the
+        published rules holds the flags the sources name, and its digest is theirs
+        (:meth:`preset` and the constructor fill the knob in again)."""
         d = asdict(self)
         d["bet_values"] = list(self.bet_values)
         for name, published in PUBLISHED_KNOBS.items():

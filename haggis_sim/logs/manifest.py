@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..inputs import json_value, read_regular
-from ..rules import Rules
+from ..rules import LISTED_FLAGS, Rules
 from ..strategy_spec import SPEC_VERSION, UNVERSIONED, StrategySpec
 
 MAX_MANIFEST_BYTES = 16 * 2**20  # a manifest is a few kilobytes
@@ -356,7 +356,7 @@ def _specs(f: _Fields, key: str, version: int) -> tuple[StrategySpec, ...]:
 def _rules(top: _Fields, key: str) -> Rules:
     """The rules object as typed :class:`Rules`; ManifestError if they are not rules."""
     flags = dict(top.need(key, dict))
-    for name in ("bet_values", "face_points"):
+    for name in LISTED_FLAGS:
         if name in flags:
             values = flags[name]
             if not isinstance(values, list):

@@ -40,7 +40,7 @@ from ..logs.manifest import (
     parse_manifest,
     write_manifest,
 )
-from ..rules import Rules
+from ..rules import LISTED_FLAGS, Rules
 from ..strategy_spec import SPEC_VERSION
 from . import lock
 from .chunk import play_chunk
@@ -148,9 +148,8 @@ class RunConfig(RunSettings):
         """The typed rules; RunError with a readable message if they are not rules."""
         try:
             rules = {**self.rules, "bet_values": tuple(self.rules["bet_values"])}
-            if isinstance(rules.get("face_points"), list):
-                rules["face_points"] = tuple(rules["face_points"])
-            return Rules(**rules)
+            listed = {k: tuple(v) for k, v in rules.items() if k in LISTED_FLAGS}
+            return Rules(**{**rules, **listed})
         except (TypeError, ValueError) as exc:
             raise RunError(str(exc)) from None
         except KeyError as exc:
