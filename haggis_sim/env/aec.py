@@ -318,10 +318,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
         E.encode_state(self._st, seat, vec)
         mask = np.zeros(self.n_actions, dtype=np.int8)
         if agent == self.agent_selection and not self.terminations.get(agent, True):
-            if self.actions == "legal":
-                mask[: len(self._legal_codes)] = 1
-            else:
-                mask[self._legal] = 1
+            mask[self._legal] = 1  # slots 0..n-1, or the flat indices
         return {"observation": vec, "action_mask": mask}
 
     def observation_of(self, agent: str) -> Observation:

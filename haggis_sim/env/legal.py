@@ -101,7 +101,8 @@ def card_features(codes: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
     return out
 
 
-def _feature_fields() -> tuple[tuple[str, int, str], ...]:
+def feature_fields() -> tuple[tuple[str, int, str], ...]:
+    """The blocks of an :func:`action_features` row, in order: (name, size, meaning)."""
     from strategies.learned_features import N_FEATURES
 
     return (
@@ -125,14 +126,9 @@ def _feature_fields() -> tuple[tuple[str, int, str], ...]:
     )
 
 
-def feature_fields() -> tuple[tuple[str, int, str], ...]:
-    """The blocks of an :func:`action_features` row, in order: (name, size, meaning)."""
-    return _feature_fields()
-
-
 def n_features() -> int:
     """The length of an :func:`action_features` row."""
-    return sum(size for _, size, _ in _feature_fields())
+    return sum(size for _, size, _ in feature_fields())
 
 
 def action_features(

@@ -238,6 +238,16 @@ def _stand_ins(strategies: Sequence[Strategy]) -> list[Strategy]:
     return [make("random") if is_compiled(s) else FirstLegal() for s in strategies]
 
 
+def _first_position(rules_arr: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Seat 0's observation at the first decision of game ``seed`` under ``rules_arr``,
+    and an empty move buffer: a quick call of a compiled kernel, to compile it."""
+    from .. import kernel as K
+
+    state = K.init_state(rules_arr)
+    K.start_game(state, np.int64(seed))
+    return K.observe(state, np.int64(0)), np.empty(K.MAX_MOVES, dtype=np.int64)
+
+
 def compile_search() -> None:
     """Compile (or load from the cache) the search's kernel, with the argument types the
     kernel dispatcher calls it with, by one search of a fresh 2-player deal: what the
@@ -248,11 +258,8 @@ def compile_search() -> None:
     from .. import kernel as K
     from ..rules import Rules
 
-    state = K.init_state(Rules.preset(players=2).to_array())
-    K.start_game(state, np.int64(0))
-    buf = np.empty(K.MAX_MOVES, dtype=np.int64)
-    params = make("mcts:iters=1").param_array()
-    mcts_act(K.observe(state, np.int64(0)), params, K.new_stream(np.int64(0)), buf)
+    obs, buf = _first_position(Rules.preset(players=2).to_array(), 0)
+    mcts_act(obs, make("mcts:iters=1").param_array(), K.new_stream(np.int64(0)), buf)
 
 
 def _start_search_compile(kernels: Sequence[int], jobs: int) -> subprocess.Popen[bytes] | None:
@@ -311,10 +318,7 @@ def compile_engine(config: RunLike) -> None:
             side.kill()
             side.wait()
     if len(kernels) < len(built):  # the step-by-step driver: each kernel's own dispatcher
-        st = K.init_state(rules.to_array())
-        K.start_game(st, np.int64(config.seed))
-        obs = K.observe(st, np.int64(0))
-        buf = np.empty(K.MAX_MOVES, dtype=np.int64)
+        obs, buf = _first_position(rules.to_array(), config.seed)
         params = make("random").param_array()
         for act in {dispatcher([k]) for k in kernels}:  # the random kernel: a quick call
             act(RANDOM_ID, obs, params, K.new_stream(np.int64(config.seed)), buf)
