@@ -73,6 +73,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # report (reports): it sits above all three
     ("reports", ("haggis_sim.report",)),
     ("experiments", ("haggis_sim.experiment",)),
+    # a design search plays its candidates (runner) and confirms them as an experiment
+    ("design search", ("haggis_sim.design",)),
     ("command line", ("haggis_sim.cli",)),
 ]
 

@@ -17,7 +17,7 @@ from typing import Any
 import typer
 import typer.core
 
-from . import experiment, logs, play, report, run, show, study, train, train_value
+from . import design, experiment, logs, play, report, run, show, study, train, train_value
 
 app = typer.Typer(
     help="haggis-sim: play Haggis exactly by the rules, fast, and measure strategies.",
@@ -34,6 +34,7 @@ app.command()(show.show)
 app.command()(report.report)
 app.command()(experiment.experiment)
 app.command()(experiment.compare)
+app.command()(design.design)
 app.command()(study.study)
 app.command(name="strategies")(play.list_strategies)
 app.command()(train.train)

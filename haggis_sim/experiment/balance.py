@@ -137,16 +137,8 @@ def _cell(q: Quantity, first: Arm, arm: Arm, frames: dict[str, pl.DataFrame]) ->
     cell: dict[str, Any] = {"arm": arm.name, "fair": None, "vs_first": None}
     if q.pairing and not pairs_stronger(arm):
         return {**cell, "mean": None, "low": None, "high": None, "n": 0}
-    est = estimate(frames[arm.name], col)
-    if q.metric in ("seat0_win", "first_lead_win"):
-        cell["fair"] = fair_value(q.metric, arm.players)
-    elif q.pairing:
-        seats = base_entries(len(arm.strategies), arm.players).count(0)
-        fair = fair_value("win_rate", arm.players, seats)
-        cell["fair"] = 1 - fair if q.mirrored and fair is not None else fair
-    if q.mirrored:
-        est = Estimate(1 - est.mean, 1 - est.high, 1 - est.low, est.n, est.sd)
-    cell |= nan_to_none(asdict(est))
+    cell["fair"] = quantity_fair(q, arm.players, len(arm.strategies))
+    cell |= nan_to_none(asdict(quantity_estimate(q, frames[arm.name])))
     if arm is not first and (not q.pairing or pairs_stronger(first)):
         a, b = frames[first.name], frames[arm.name]
         paired = first.players == arm.players and same_deals(a, b)
@@ -155,6 +147,25 @@ def _cell(q: Quantity, first: Arm, arm: Arm, frames: dict[str, pl.DataFrame]) ->
             d = Difference(0.0 - d.diff, 0.0 - d.high, 0.0 - d.low, d.n, d.paired)  # no -0.0
         cell["vs_first"] = nan_to_none(asdict(d))
     return cell
+
+
+def quantity_estimate(q: Quantity, frame: pl.DataFrame) -> Estimate:
+    """Quantity ``q`` over a run's games (:func:`game_metrics`), with its 95% interval."""
+    est = estimate(frame, metric_column(q.metric, 0))
+    if q.mirrored:
+        return Estimate(1 - est.mean, 1 - est.high, 1 - est.low, est.n, est.sd)
+    return est
+
+
+def quantity_fair(q: Quantity, players: int, entries: int) -> float | None:
+    """Quantity ``q``'s fair value with ``players`` seats filled by ``entries``
+    strategies (None: it has none)."""
+    if q.metric in ("seat0_win", "first_lead_win"):
+        return fair_value(q.metric, players)
+    if not q.pairing:
+        return None
+    fair = fair_value("win_rate", players, base_entries(entries, players).count(0))
+    return 1 - fair if q.mirrored and fair is not None else fair
 
 
 def _text(metric: str, cell: dict[str, Any], first: bool) -> str:

@@ -185,39 +185,51 @@ def population_experiment(exp: Experiment, pop: Population) -> Experiment:
 
 def load_experiment(path: Path) -> Experiment:
     """Read and validate an experiment file (TOML)."""
+    data, text = read_toml_file(path, "experiment")
+    return parse_experiment(data, source=path, text=text)
+
+
+def read_toml_file(path: Path, kind: str) -> tuple[dict[str, Any], str]:
+    """The table and text of the ``kind`` file (``experiment``, ``design``) at ``path``;
+    ExperimentError, in one sentence naming the file, for anything that is not a short
+    regular UTF-8 TOML file (opened only once it is known to be a regular file: a FIFO
+    would block)."""
     try:
-        st = os.stat(path)  # never opened unless a regular file: a FIFO would block
+        st = os.stat(path)
     except FileNotFoundError:
-        raise ExperimentError(f"experiment file {path} does not exist") from None
+        raise ExperimentError(f"{kind} file {path} does not exist") from None
     except OSError as exc:
-        raise ExperimentError(f"cannot read experiment file {path}: {exc.strerror}") from None
+        raise ExperimentError(f"cannot read {kind} file {path}: {exc.strerror}") from None
     if stat.S_ISDIR(st.st_mode):
-        raise ExperimentError(f"{path} is a folder, not an experiment file")
+        raise ExperimentError(f"{path} is a folder, not {_a(kind)} file")
     if not stat.S_ISREG(st.st_mode):
-        raise ExperimentError(f"experiment file {path} is not a regular file")
+        raise ExperimentError(f"{kind} file {path} is not a regular file")
     if st.st_size > MAX_FILE_BYTES:
         raise ExperimentError(
-            f"experiment file {path} is larger than {MAX_FILE_BYTES // 2**20} MB; "
-            "an experiment file is a short TOML text"
+            f"{kind} file {path} is larger than {MAX_FILE_BYTES // 2**20} MB; "
+            f"{_a(kind)} file is a short TOML text"
         )
     try:
         text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")  # an editor's BOM
     except UnicodeDecodeError as exc:
         raise ExperimentError(
-            f"{path}: not UTF-8 text (byte {exc.start}); an experiment file is TOML in UTF-8"
+            f"{path}: not UTF-8 text (byte {exc.start}); {_a(kind)} file is TOML in UTF-8"
         ) from None
     except OSError as exc:
-        raise ExperimentError(f"cannot read experiment file {path}: {exc.strerror}") from None
+        raise ExperimentError(f"cannot read {kind} file {path}: {exc.strerror}") from None
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as exc:
         raise ExperimentError(f"{path}: not valid TOML: {exc}") from None
     except RecursionError:  # arrays or tables nested thousands deep
         raise ExperimentError(
-            f"{path}: arrays or tables nested too deeply to read; an experiment file nests "
+            f"{path}: arrays or tables nested too deeply to read; {_a(kind)} file nests "
             "a few levels at most"
         ) from None
-    return parse_experiment(data, source=path, text=text)
+
+
+def _a(kind: str) -> str:
+    return ("an " if kind[:1] in "aeiou" else "a ") + kind
 
 
 def parse_experiment(

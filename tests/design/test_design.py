@@ -1,0 +1,155 @@
+"""haggis-sim design: bad files refused before anything is played, a planted knob found
+at a fraction of a sweep's games, the confirmation on fresh deals, resume."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import invoke, one_line_error
+
+from haggis_sim.analytics.compare import game_metrics
+from haggis_sim.design import parse_design
+from haggis_sim.design.run import run_design
+from haggis_sim.design.search import Candidate, prune_reason
+from haggis_sim.experiment import ExperimentError
+from haggis_sim.experiment.balance import QUANTITIES, quantity_estimate
+
+BASE: dict[str, Any] = {
+    "name": "out-points",
+    "question": "Which out points bring a game nearest to 8 rounds?",
+    "players": 2,
+    "strategies": ["greedy"],
+    "seed": 5,
+    "knobs": [{"flag": "out_points", "low": 0, "high": 10}],
+    "objectives": [{"quantity": "rounds", "goal": "near", "target": 8}],
+    "budget": {"trials": 6, "games": 600, "first_games": 60},
+    "confirm": {"games": 400, "candidates": 2},
+}
+
+
+def _toml(table: dict[str, Any]) -> str:
+    lines = []
+    for key, value in table.items():
+        if not isinstance(value, (dict, list)) or key == "strategies":
+            lines.append(f"{key} = {json.dumps(value)}")
+    for key, value in table.items():
+        if isinstance(value, dict):
+            lines += [f"[{key}]", *(f"{k} = {json.dumps(v)}" for k, v in value.items())]
+        elif isinstance(value, list) and key != "strategies":
+            for item in value:
+                lines += [f"[[{key}]]", *(f"{k} = {json.dumps(v)}" for k, v in item.items())]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (
+            {"knobs": [{"flag": "out_pointz", "low": 0, "high": 3}]},
+            ("unknown rule flag 'out_pointz'",),
+        ),
+        ({"knobs": [{"flag": "out_points", "low": 6, "high": 2}]}, ("range 6..2 is empty",)),
+        ({"knobs": [{"flag": "out_points", "values": []}]}, ("'values' is empty",)),
+        ({"knobs": [{"flag": "out_points", "values": [3, 300]}]}, ("value 300", "0..100")),
+        (
+            {"constraints": [{"quantity": "rounds", "at_least": 9, "at_most": 4}]},
+            ("no value is at least 9",),
+        ),
+        ({"constraints": [{"quantity": "seat0_win", "at_most": 45}]}, ("fraction from 0 to 1",)),
+        ({"budget": {"trials": 0, "games": 100}}, ("'trials' must be from 1",)),
+        ({"budget": {"trials": 3, "games": 0}}, ("'games' must be from 1",)),
+        ({"objectives": [{"quantity": "skill_expression", "goal": "max"}]}, ("stronger entry 0",)),
+        ({"objectives": [{"quantity": "rounds", "goal": "fair"}]}, ("no fair value",)),
+    ],
+)
+def test_a_bad_design_file_gets_one_line_before_anything_is_played(
+    tmp_path: Path, change: dict[str, Any], words: tuple[str, ...]
+) -> None:
+    path = tmp_path / "d.toml"
+    path.write_text(_toml({**BASE, **change}))
+    out = tmp_path / "out"
+    one_line_error(invoke("design", str(path), "--out", str(out)), str(path), *words)
+    assert not out.exists()
+
+
+def test_a_folder_that_is_not_the_designs_is_refused_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "d.toml"
+    path.write_text(_toml(BASE))
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    one_line_error(invoke("design", str(path), "--out", str(out)), "not a design folder")
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
+
+
+def _rounds(run_dir: Path) -> float:
+    q = next(q for q in QUANTITIES if q.key == "rounds")
+    return quantity_estimate(q, game_metrics(run_dir)).mean
+
+
+@pytest.mark.slow
+def test_the_search_finds_a_sweeps_optimum_with_fewer_games_and_confirms_it(
+    tmp_path: Path,
+) -> None:
+    """Planted: out points shorten games (more points per card left, faster to 250). A
+    sweep of all 11 values at the search's full games on the same deals knows the value
+    nearest 8 rounds; the search, in 6 trials, must pick one within 0.3 rounds of it."""
+    design = parse_design(BASE)
+    out = tmp_path / "d"
+    result = run_design(design, out, jobs=1)
+    sweep = {}
+    for value in range(11):
+        name = f"out_points={value}"
+        run_dir = out / "search" / name
+        if not run_dir.exists():  # the sweep plays what the search did not
+            from haggis_sim.design.search import play_to, run_config
+
+            config = run_config(design, design.candidate_rules({"out_points": value}), 600, name, 1)
+            play_to(config, tmp_path / "sweep" / name, lambda _m: None)
+            run_dir = tmp_path / "sweep" / name
+        sweep[value] = _rounds(run_dir)
+    best = min(sweep, key=lambda v: abs(sweep[v] - 8))
+    search_games = result["search"]["games"]
+    assert search_games < 11 * 600 / 2  # under half the sweep's games
+    picked = result["confirm"]["candidates"][0]
+    value = picked["flags"]["out_points"]
+    assert abs(abs(sweep[value] - 8) - abs(sweep[best] - 8)) <= 0.3, (value, best, sweep)
+    # the confirmation played fresh deals: its seed is not the search's, and its figures
+    # are those of its own runs
+    conf = tomllib.loads((out / "confirm" / "experiment.toml").read_text())
+    assert conf["seed"] == design.seed + 1
+    arm = out / "confirm" / picked["arm"]
+    assert picked["figures"]["rounds"]["mean"] == pytest.approx(_rounds(arm))
+    assert picked["figures"]["rounds"]["mean"] != pytest.approx(picked["search"]["rounds"])
+    assert picked["verdict"] == "holds up"
+    assert result["headline"].startswith(f"With out_points {value}, the game length")
+    text = (out / "design.md").read_text()
+    assert result["headline"] in text and "Confirmed on fresh deals" in text
+    # run again: nothing is replayed, the same result comes back
+    stamps = {p: p.stat().st_mtime_ns for p in out.rglob("manifest.json")}
+    again = run_design(design, out, jobs=1)
+    assert again["headline"] == result["headline"]
+    assert again["search"]["candidates"] == result["search"]["candidates"]
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("manifest.json")} == stamps
+
+
+def test_a_candidate_is_stopped_only_when_beyond_doubt() -> None:
+    from haggis_sim.analytics.compare import Estimate
+
+    design = parse_design({**BASE, "constraints": [{"quantity": "rounds", "at_most": 10}]})
+
+    def cand(name: str, mean: float, half: float, pruned: str = "") -> Candidate:
+        est = Estimate(mean, mean - half, mean + half, 100, 1.0)
+        return Candidate(name, {}, 100, {"rounds": est}, pruned)
+
+    done = [cand("a", 8.1, 0.1)]  # near the aim of 8, played in full
+    assert prune_reason(design, cand("b", 8.5, 0.5), done) == ""  # may still be as near
+    assert "worse than a" in prune_reason(design, cand("c", 9.0, 0.2), done)
+    assert "constraint on rounds" in prune_reason(design, cand("d", 11.0, 0.5), [])
+    assert prune_reason(design, cand("e", 10.2, 0.5), []) == ""  # may still keep it
+    with pytest.raises(ExperimentError, match="'at_least', 'at_most' or both"):
+        parse_design({**BASE, "constraints": [{"quantity": "rounds"}]})
