@@ -52,7 +52,9 @@ def design(
     err = Console(stderr=True)
     t0 = time.perf_counter()
     try:
-        result = run_design(spec, out_dir, jobs=jobs, log=lambda m: err.print(m, markup=False))
+        result = run_design(
+            spec, out_dir, jobs=jobs, log=lambda m: err.print(m, markup=False, soft_wrap=True)
+        )
     except InputError as exc:
         raise fail(str(exc)) from None
     except OSError as exc:

@@ -26,12 +26,15 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from ..analytics.compare import Estimate, fmt_interval, fmt_value
+from ..analytics.compare import Estimate, fmt_value
 from ..experiment import parse_experiment, run_experiment
+from ..experiment.labels import short_spec
+from ..runner.seating import games_per_deal
 from .search import Candidate, Say, aim_of, loss, losses, quantities, violations
 from .spec import Design, quantity
 
 MAX_SEED = 2**63 - 1
+PLAYERS, CHECK = "players", "check"  # the confirmation's populations with [confirm] check
 NAMES = {
     "seat0_win": "the seat-0 edge",
     "first_lead_win": "the first leader's edge",
@@ -72,8 +75,16 @@ def fresh_seed(design: Design) -> int:
     return design.seed + 1 if design.seed < MAX_SEED else design.seed - 1
 
 
-def confirm_toml(design: Design, chosen: list[Candidate], base_search: Candidate | None) -> str:
-    """The confirmation experiment as a file: the base rules first, then each candidate."""
+def confirm_toml(
+    design: Design,
+    chosen: list[Candidate],
+    base_search: Candidate | None,
+    name: str = "",
+    first_number: int = 1,
+) -> str:
+    """The confirmation experiment as a file (named ``name``, default ``<design>-confirm``):
+    the base rules first, then each candidate as ``candidate-<n>`` from ``first_number``;
+    with ``[confirm] check``, a second population of those players."""
     first = design.objectives[0]
     goal = first.goal
     if goal in ("fair", "near"):  # towards the aim from where the base rules stand
@@ -81,13 +92,11 @@ def confirm_toml(design: Design, chosen: list[Candidate], base_search: Candidate
         now = base_search.estimates[first.quantity].mean if base_search else aim
         goal = "min" if now > aim else "max"
     metrics = [quantity(k).metric for k in quantities(design)]
-    deal = design.deal_games
-    games = -(-design.confirm.games // deal) * deal
     lines = [
-        f"# haggis-sim experiment: the confirmation of design {design.name!r} on fresh deals",
-        f"name = {json.dumps(design.name + '-confirm')}",
+        f"# haggis-sim experiment: design {design.name!r} confirmed on fresh deals",
+        f"name = {json.dumps(name or design.name + '-confirm')}",
         f"question = {json.dumps(_question(design))}",
-        f"games = {games}",
+        f"games = {_whole(design.confirm.games, design.deal_games)}",
         f"seed = {fresh_seed(design)}",
         f"players = {design.players}",
         f"rules = {json.dumps(design.rules)}",
@@ -102,14 +111,22 @@ def confirm_toml(design: Design, chosen: list[Candidate], base_search: Candidate
         lines += ["", "[rule]", *_flags(design.rule)]
     lines += ["", "[[arms]]", 'name = "base"', f"label = {json.dumps('today: ' + design.rules)}"]
     for i, cand in enumerate(chosen):
-        lines += [
-            "",
-            "[[arms]]",
-            f'name = "candidate-{i + 1}"',
-            f"label = {json.dumps(words(cand.flags))}",
-        ]
-        lines += ["[arms.rule]", *_flags(cand.flags)]
+        lines += ["", "[[arms]]", f'name = "candidate-{first_number + i}"']
+        lines += [f"label = {json.dumps(words(cand.flags))}", "[arms.rule]", *_flags(cand.flags)]
+    if design.confirm.check:
+        check = design.confirm.check
+        games = design.confirm.check_games or design.confirm.games
+        deal = games_per_deal("rotate", design.players, len(check))
+        lines += ["", "[[populations]]", f"name = {json.dumps(PLAYERS)}",
+                  f"games = {_whole(design.confirm.games, design.deal_games)}"]  # fmt: skip
+        lines += ["", "[[populations]]", f"name = {json.dumps(CHECK)}"]
+        lines += [f"games = {_whole(games, deal)}", f"strategies = {json.dumps(list(check))}"]
     return "\n".join(lines) + "\n"
+
+
+def _whole(games: int, deal: int) -> int:
+    """``games`` rounded up to whole deals."""
+    return -(-games // deal) * deal
 
 
 def _question(design: Design) -> str:
@@ -134,23 +151,38 @@ def confirm(
     design: Design, chosen: list[Candidate], base_search: Candidate | None, out: Path, jobs: int,
     say: Say,
 ) -> dict[str, Any]:  # fmt: skip
-    """Play the confirmation experiment into ``out/confirm`` and judge each candidate."""
+    """Play the confirmation experiment into ``out/confirm`` and judge each candidate on
+    the design's players; the check population's figures beside."""
     text = confirm_toml(design, chosen, base_search)
     exp = parse_experiment(tomllib.loads(text), text=text)
     summary = run_experiment(exp, out / "confirm", jobs=jobs, log=say, report=False)
-    cells = _cells(summary["balance"])
-    rows = []
-    for i, cand in enumerate(chosen):
-        arm = f"candidate-{i + 1}"
-        rows.append(judge(design, cand, arm, cells))
-    return {"experiment": "confirm", "seed": fresh_seed(design), "games": exp.games,
-            "base": _figures(design, cells, "base"), "candidates": rows}  # fmt: skip
+    groups = _cells(summary["balance"])
+    cells = groups[PLAYERS if design.confirm.check else None]
+    result: dict[str, Any] = {
+        "experiment": "confirm", "seed": fresh_seed(design), "games": exp.games,
+        "base": _figures(design, cells, "base"),
+        "candidates": [judge(design, c, f"candidate-{i + 1}", cells) for i, c in enumerate(chosen)],
+    }  # fmt: skip
+    if design.confirm.check:
+        check = groups[CHECK]
+        arms = [f"candidate-{i + 1}" for i in range(len(chosen))]
+        result["check"] = {
+            "strategies": list(design.confirm.check),
+            "games": exp.populations[1].games,
+            "base": _figures(design, check, "base"),
+            "candidates": [_figures(design, check, arm) for arm in arms],
+        }  # fmt: skip
+    return result
 
 
-def _cells(balance: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
-    """The balance table's cells by (quantity, arm)."""
-    group = balance["groups"][0]
-    return {(row["quantity"], c["arm"]): c for row in group["rows"] for c in row["cells"]}
+def _cells(balance: dict[str, Any]) -> dict[str | None, dict[tuple[str, str], dict[str, Any]]]:
+    """The balance table's cells by population, then by (quantity, arm)."""
+    return {
+        group["population"]: {
+            (row["quantity"], c["arm"]): c for row in group["rows"] for c in row["cells"]
+        }
+        for group in balance["groups"]
+    }
 
 
 def _figures(
@@ -192,27 +224,42 @@ def judge(
 
 def headline(design: Design, result: dict[str, Any]) -> str:
     """The answer in plain words: the first candidate that held up, objective by
-    objective against the base rules; or that none did."""
-    held = [r for r in result["candidates"] if r["verdict"] == "holds up"]
+    objective against the base rules (with the check players' result where there is
+    one); or that none did."""
+    held = [i for i, r in enumerate(result["candidates"]) if r["verdict"] == "holds up"]
     if not held:
+        tried = "; ".join(f"{r['words']} {r['verdict']}" for r in result["candidates"])
         return (
-            "No candidate held up on fresh deals: "
-            + "; ".join(f"{r['words']} {r['verdict']}" for r in result["candidates"])
-            + f". Today's rules ({design.rules}) stay the reference."
+            f"No candidate held up on fresh deals ({tried}): today's rules ({design.rules}) "
+            "stay the reference."
         )
-    best = held[0]
+    best = result["candidates"][held[0]]
+    text = f"With {best['words']}, " + changes(design, result["base"], best["figures"]) + "."
+    check = result.get("check")
+    if check:
+        who = " and ".join(dict.fromkeys(short_spec(s) for s in check["strategies"]))
+        text += (
+            f" With {who} players: "
+            + changes(design, check["base"], check["candidates"][held[0]])
+            + "."
+        )
+    return text
+
+
+def changes(design: Design, base: dict[str, Any], figures: dict[str, Any]) -> str:
+    """Each objective's change from the base rules in words: "rises from A to B" where the
+    paired difference's interval excludes 0, else "does not change measurably"."""
     parts = []
     for o in design.objectives:
-        q = quantity(o.quantity)
-        base, cell = result["base"][o.quantity], best["figures"][o.quantity]
-        d = cell["vs_first"]
+        metric = quantity(o.quantity).metric
+        d = figures[o.quantity]["vs_first"]
         name = NAMES[o.quantity]
+        was = fmt_value(metric, base[o.quantity]["mean"])
         if d is None or d["low"] is None or d["low"] <= 0 <= d["high"]:
-            parts.append(f"{name} is unchanged ({fmt_value(q.metric, base['mean'])}; "
-                         f"difference {fmt_interval(q.metric, d['low'], d['high'], signed=True)})"
-                         if d and d["low"] is not None else f"{name} is unchanged")  # fmt: skip
-        else:
-            verb = "rises" if d["diff"] > 0 else "falls"
-            parts.append(f"{name} {verb} from {fmt_value(q.metric, base['mean'])} to "
-                         f"{fmt_value(q.metric, cell['mean'])}")  # fmt: skip
-    return f"With {best['words']}, " + "; ".join(parts) + "."
+            parts.append(f"{name} does not change measurably (today {was})")
+            continue
+        verb = "rises" if d["diff"] > 0 else "falls"
+        now = fmt_value(metric, figures[o.quantity]["mean"])
+        aim = "" if o.goal in ("min", "max") else f" (aim {fmt_value(metric, aim_of(design, o))})"
+        parts.append(f"{name} {verb} from {was} to {now}{aim}")
+    return "; ".join(parts)

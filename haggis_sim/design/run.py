@@ -14,15 +14,16 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__, outputs
-from ..analytics.compare import fmt_interval, fmt_value
+from ..analytics.compare import fmt_value
 from ..experiment.schema import ExperimentError
 from ..experiment.summary import json_default
 from .confirm import NAMES, confirm, front, headline
+from .page import FIGURE, cell_text, design_page, front_figure, write_candidates
 from .search import Candidate, Say, candidate_name, losses, quantities, search
 from .spec import Design, quantity
 
 MARKER = ".haggis-sim-design.json"
-OWN_FILES = ("design.toml", "design.json", "design.md")
+OWN_FILES = ("design.toml", "design.json", "design.md", "index.html", FIGURE)
 
 
 def check_design_out(design: Design, out: Path) -> dict[str, Any]:
@@ -81,7 +82,8 @@ def run_design(design: Design, out: Path, jobs: int = 0, log: Say | None = None)
         "name": design.name, "question": design.question, "players": design.players,
         "rules": design.rules, "strategies": list(design.strategies),
         "search": {"trials": design.budget.trials, "candidates": [_row(design, c) for c in played],
-                   "games": sum(c.games for c in played), "seconds": round(searched, 1)},
+                   "games": sum(c.games for c in played), "seconds": round(searched, 1),
+                   "base": base.name if base else None},
     }  # fmt: skip
     if not chosen:
         result["headline"] = "No candidate was played in full; raise the budget's trials."
@@ -92,13 +94,17 @@ def run_design(design: Design, out: Path, jobs: int = 0, log: Say | None = None)
         result["confirm"]["seconds"] = round(time.perf_counter() - t1, 1)
         result["headline"] = headline(design, result["confirm"])
     result["version"] = __version__
+    replays = write_candidates(design, chosen, base, out) if chosen else []
     outputs.replace_file(out / "design.json", json.dumps(result, indent=2, default=json_default))
     outputs.replace_file(out / "design.md", design_markdown(design, result))
+    figure = front_figure(design, result, out / FIGURE)
+    outputs.replace_file(out / "index.html", design_page(design, result, figure, replays))
     return result
 
 
 def _row(design: Design, cand: Candidate) -> dict[str, Any]:
-    return {"name": cand.name, "games": cand.games, "pruned": cand.pruned,
+    flags = {k: list(v) if isinstance(v, tuple) else v for k, v in cand.flags.items()}
+    return {"name": cand.name, "flags": flags, "games": cand.games, "pruned": cand.pruned,
             "estimates": {k: {"mean": e.mean, "low": e.low, "high": e.high}
                           for k, e in cand.estimates.items()},
             "losses": [v for v, _, _ in losses(design, cand)]}  # fmt: skip
@@ -120,12 +126,12 @@ def design_markdown(design: Design, result: dict[str, Any]) -> str:
             "| rules | verdict | " + " | ".join(NAMES[k] for k in keys) + " |",
             "|---|---|" + "---|" * len(keys),
             f"| today ({design.rules}) | – | "
-            + " | ".join(_cell(k, conf["base"][k]) for k in keys)
+            + " | ".join(cell_text(k, conf["base"][k]) for k in keys)
             + " |",
         ]
         for row in conf["candidates"]:
             note = f" ({'; '.join(row['notes'])})" if row["notes"] else ""
-            cells = " | ".join(_cell(k, row["figures"][k]) for k in keys)
+            cells = " | ".join(cell_text(k, row["figures"][k]) for k in keys)
             lines.append(f"| {row['words']} | {row['verdict']}{note} | {cells} |")
         lines += ["", "Replay: `haggis-sim experiment confirm/experiment.toml`", ""]
     search = result["search"]
@@ -144,15 +150,3 @@ def design_markdown(design: Design, result: dict[str, Any]) -> str:
         )
         lines.append(f"| {cand['name']} | {cand['games']:,} | {shown} | {cand['pruned'] or '–'} |")
     return "\n".join(lines) + "\n"
-
-
-def _cell(key: str, cell: dict[str, Any]) -> str:
-    metric = quantity(key).metric
-    if cell.get("mean") is None:
-        return "–"
-    text = f"{fmt_value(metric, cell['mean'])} [{fmt_interval(metric, cell['low'], cell['high'])}]"
-    d = cell.get("vs_first")
-    if d and d.get("low") is not None:
-        text += (f"; Δ {fmt_value(metric, d['diff'], signed=True)} "
-                 f"[{fmt_interval(metric, d['low'], d['high'], signed=True)}]")  # fmt: skip
-    return text

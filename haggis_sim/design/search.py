@@ -229,9 +229,7 @@ def search(design: Design, out: Path, jobs: int, say: Say) -> tuple[list[Candida
             say(f"candidate {len(seen)}/{goal}: {_summary(design, name, cand)}")
         if cand is None:
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
-        elif cand.pruned:
-            study.tell(trial, state=optuna.trial.TrialState.PRUNED)
-        else:
+        else:  # a setting stopped early is told its estimate too: where not to look
             for i, v in enumerate(violations(design, cand)):
                 trial.set_constraint(f"constraint {i + 1}", v)
             study.tell(trial, [v for v, _, _ in losses(design, cand)])

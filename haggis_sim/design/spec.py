@@ -223,22 +223,34 @@ class Budget(Table):
 @dataclass(frozen=True, config=RECORD)
 class Confirm(Table):
     """The re-play of the best ``candidates`` on fresh deals, ``games`` games each, with
-    the base rules beside them on the same deals."""
+    the base rules beside them on the same deals; with ``check``, the same arms once more
+    with those strategies in the seats (``check_games`` games each, default ``games``),
+    to see whether the answer holds for other players."""
 
-    SHOWN = ("games", "candidates")
+    SHOWN = ("games", "candidates", "check", "check_games")
     REQUIRED = ("games",)
 
     games: int
     candidates: int = 3
+    check: Annotated[
+        tuple[str, ...], Listed,
+        Says("'check' must be a list of strategy specs (the seats), got {value!r}"),
+    ] = ()  # fmt: skip
+    check_games: int | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Self:
-        if not 1 <= self.games <= MAX_GAMES:
-            raise ValueError(f"[confirm] 'games' must be from 1 to {MAX_GAMES:,}, got {self.games}")
+        for key, value in (("games", self.games), ("check_games", self.check_games)):
+            if value is not None and not 1 <= value <= MAX_GAMES:
+                raise ValueError(f"[confirm] {key!r} must be from 1 to {MAX_GAMES:,}, got {value}")
         if not 1 <= self.candidates <= MAX_CANDIDATES:
             raise ValueError(
                 f"[confirm] 'candidates' must be from 1 to {MAX_CANDIDATES}, got {self.candidates}"
             )
+        if self.check_games is not None and not self.check:
+            raise ValueError("[confirm] 'check_games' goes with 'check' (the strategies)")
+        if self.check:
+            object.__setattr__(self, "check", strategy_list(self.check, "[confirm] 'check': "))
         return self
 
 
@@ -308,18 +320,19 @@ class Design(Table):
             validate(Constraint, t, _where("constraint", t, i))
             for i, t in enumerate(table.get("constraints", []))
         )
-        stronger = len(strategies) > 1 and strategies[0] not in strategies[1:]
-        for q in [o.quantity for o in objectives] + [c.quantity for c in constraints]:
-            if QUANTITY[q].pairing and not stronger:
-                raise ExperimentError(
-                    f"{q!r} needs a stronger entry 0 against weaker ones (strategies entry 0 "
-                    'no other entry\'s), e.g. ["learned", "heuristic"]'
-                )
+        confirm = validate(Confirm, table["confirm"], "")
+        for players, key in ((strategies, "strategies"), (confirm.check, "[confirm] 'check'")):
+            stronger = len(players) > 1 and players[0] not in players[1:]
+            for q in [o.quantity for o in objectives] + [c.quantity for c in constraints]:
+                if players and QUANTITY[q].pairing and not stronger:
+                    raise ExperimentError(
+                        f"{q!r} needs a stronger entry 0 against weaker ones in {key} (entry 0 "
+                        'no other entry\'s), e.g. ["learned", "heuristic"]'
+                    )
         names = [o.quantity for o in objectives]
         if len(set(names)) < len(names):
             raise ExperimentError(f"objective {_first_repeat(names)!r} is given twice")
         budget = validate(Budget, table["budget"], "")
-        confirm = validate(Confirm, table["confirm"], "")
         for key, value in (("rules", base), ("strategies", strategies), ("knobs", knobs),
                            ("objectives", objectives), ("constraints", constraints),
                            ("budget", budget), ("confirm", confirm)):  # fmt: skip

@@ -3,6 +3,7 @@ at a fraction of a sweep's games, the confirmation on fresh deals, resume."""
 
 from __future__ import annotations
 
+import html
 import json
 import tomllib
 from pathlib import Path
@@ -15,7 +16,7 @@ from haggis_sim.analytics.compare import game_metrics
 from haggis_sim.design import parse_design
 from haggis_sim.design.run import run_design
 from haggis_sim.design.search import Candidate, prune_reason
-from haggis_sim.experiment import ExperimentError
+from haggis_sim.experiment import ExperimentError, load_experiment
 from haggis_sim.experiment.balance import QUANTITIES, quantity_estimate
 
 BASE: dict[str, Any] = {
@@ -129,6 +130,11 @@ def test_the_search_finds_a_sweeps_optimum_with_fewer_games_and_confirms_it(
     assert result["headline"].startswith(f"With out_points {value}, the game length")
     text = (out / "design.md").read_text()
     assert result["headline"] in text and "Confirmed on fresh deals" in text
+    page = (out / "index.html").read_text()
+    assert html.escape(result["headline"], quote=True) in page
+    assert "fig-front.png" in page and (out / "fig-front.png").stat().st_size > 10_000
+    replay = load_experiment(out / "candidates" / "candidate-1.toml")  # replayable as is
+    assert replay.seed == design.seed + 1 and replay.arms[1].rules.out_points == value
     # run again: nothing is replayed, the same result comes back
     stamps = {p: p.stat().st_mtime_ns for p in out.rglob("manifest.json")}
     again = run_design(design, out, jobs=1)
@@ -153,3 +159,53 @@ def test_a_candidate_is_stopped_only_when_beyond_doubt() -> None:
     assert prune_reason(design, cand("e", 10.2, 0.5), []) == ""  # may still keep it
     with pytest.raises(ExperimentError, match="'at_least', 'at_most' or both"):
         parse_design({**BASE, "constraints": [{"quantity": "rounds"}]})
+
+
+@pytest.mark.slow
+def test_the_confirmation_checks_other_players_on_the_same_fresh_deals(tmp_path: Path) -> None:
+    confirm = {"games": 200, "candidates": 1, "check": ["heuristic"], "check_games": 100}
+    table = {**BASE, "budget": {"trials": 2, "games": 120, "first_games": 120}, "confirm": confirm}
+    result = run_design(parse_design(table), tmp_path / "d", jobs=1)
+    check = result["confirm"]["check"]
+    assert check["games"] == 100 and check["strategies"][0].startswith("heuristic:")
+    exp = load_experiment(tmp_path / "d" / "confirm" / "experiment.toml")
+    assert [p.name for p in exp.populations] == ["players", "check"]
+    assert " With heuristic players: " in result["headline"]
+    # the check's figures are the check population's own games, not the design players'
+    rounds = check["candidates"][0]["rounds"]["mean"]
+    arm = tmp_path / "d" / "confirm" / "check" / "candidate-1"
+    assert rounds == pytest.approx(_rounds(arm))
+
+
+def test_a_damaged_or_linked_design_folder_gets_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "d.toml"
+    path.write_text(_toml(BASE))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".haggis-sim-design.json").write_text("{not json")
+    one_line_error(invoke("design", str(path), "--out", str(out)), "is damaged")
+    assert (out / ".haggis-sim-design.json").read_text() == "{not json"
+    link = tmp_path / "link"
+    link.symlink_to(out)
+    one_line_error(invoke("design", str(path), "--out", str(link)), "symbolic link")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ".haggis-sim-design.json").write_text(json.dumps({"name": "x", "files": []}))
+    one_line_error(invoke("design", str(path), "--out", str(other)), "holds the design 'x'")
+
+
+@pytest.mark.slow
+def test_the_sampler_is_told_what_a_setting_stopped_early_measured(tmp_path: Path) -> None:
+    """A setting stopped early still tells the sampler its estimate (where not to look):
+    without, a multi-objective TPE learns nothing from it and proposes its neighbours."""
+    import optuna
+
+    from haggis_sim.design.search import search
+
+    played, study = search(parse_design(BASE), tmp_path, 1, lambda _m: None)
+    stopped = {c.name for c in played if c.pruned}
+    assert stopped  # the planted design stops some settings early
+    for trial in study.trials:
+        name = f"out_points={trial.params['out_points']}"
+        if name in stopped:
+            assert trial.state == optuna.trial.TrialState.COMPLETE and trial.values
