@@ -247,19 +247,22 @@ def headline(design: Design, result: dict[str, Any]) -> str:
 
 
 def changes(design: Design, base: dict[str, Any], figures: dict[str, Any]) -> str:
-    """Each objective's change from the base rules in words: "rises from A to B" where the
-    paired difference's interval excludes 0, else "does not change measurably"."""
+    """Each objective's, then each other constrained quantity's, change from the base
+    rules in words: "rises from A to B" where the paired difference's interval excludes 0,
+    else "does not change measurably"."""
+    aims = {o.quantity: (o.goal, aim_of(design, o)) for o in design.objectives}
+    keys = list(aims) + [c.quantity for c in design.constraints if c.quantity not in aims]
     parts = []
-    for o in design.objectives:
-        metric = quantity(o.quantity).metric
-        d = figures[o.quantity]["vs_first"]
-        name = NAMES[o.quantity]
-        was = fmt_value(metric, base[o.quantity]["mean"])
+    for key in dict.fromkeys(keys):
+        metric = quantity(key).metric
+        d = figures[key]["vs_first"]
+        was = fmt_value(metric, base[key]["mean"])
         if d is None or d["low"] is None or d["low"] <= 0 <= d["high"]:
-            parts.append(f"{name} does not change measurably (today {was})")
+            parts.append(f"{NAMES[key]} does not change measurably (today {was})")
             continue
         verb = "rises" if d["diff"] > 0 else "falls"
-        now = fmt_value(metric, figures[o.quantity]["mean"])
-        aim = "" if o.goal in ("min", "max") else f" (aim {fmt_value(metric, aim_of(design, o))})"
-        parts.append(f"{name} {verb} from {was} to {now}{aim}")
+        now = fmt_value(metric, figures[key]["mean"])
+        goal, aim = aims.get(key, ("", 0.0))
+        aimed = f" (aim {fmt_value(metric, aim)})" if goal in ("fair", "near") else ""
+        parts.append(f"{NAMES[key]} {verb} from {was} to {now}{aimed}")
     return "; ".join(parts)

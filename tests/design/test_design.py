@@ -209,3 +209,16 @@ def test_the_sampler_is_told_what_a_setting_stopped_early_measured(tmp_path: Pat
         name = f"out_points={trial.params['out_points']}"
         if name in stopped:
             assert trial.state == optuna.trial.TrialState.COMPLETE and trial.values
+
+
+@pytest.mark.slow
+def test_the_same_design_file_gives_the_same_answer_in_another_folder(tmp_path: Path) -> None:
+    """A design's games depend only on its file (seeds, players, knobs, budget), not on
+    the folder or the worker count: what a clean clone needs to reproduce a shipped one."""
+    table = {**BASE, "budget": {"trials": 3, "games": 180, "first_games": 60},
+             "confirm": {"games": 120, "candidates": 1}}  # fmt: skip
+    first = run_design(parse_design(table), tmp_path / "a", jobs=1)
+    second = run_design(parse_design(table), tmp_path / "b", jobs=2)
+    for result in (first, second):
+        del result["search"]["seconds"], result["confirm"]["seconds"]
+    assert first == second
