@@ -32,6 +32,7 @@ from .engine.layout import (
     PH_ROUND_OVER,
     R_BASE,
     R_BET_MASK,
+    R_BET_POINTS,
     R_END_VALUE,
     R_GAME_END,
     S_BET,
@@ -76,6 +77,7 @@ from .engine.moves import (
 from .engine.rng import below, derive, new_stream, next_u64, uniform
 from .engine.state import (
     apply_action,
+    bet_slot,
     can_bet,
     card_points,
     init_state,
@@ -100,6 +102,7 @@ __all__ = [
     "PH_ROUND_OVER",
     "R_BASE",
     "R_BET_MASK",
+    "R_BET_POINTS",
     "R_END_VALUE",
     "R_GAME_END",
     "SUIT_ALL",
@@ -133,6 +136,7 @@ __all__ = [
     "apply_action",
     "below",
     "beats",
+    "bet_slot",
     "can_bet",
     "card_points",
     "derive",

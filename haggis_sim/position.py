@@ -346,7 +346,8 @@ class _Position:
         return self._apply(seat, code, "do that")
 
     def bet(self, seat: int, value: int) -> None:
-        """Declare a bet (before one's first play, at one's own turn); the turn stays."""
+        """Declare a bet of ``value`` points (before one's first play, at one's own turn):
+        a Baby, Little or Big bet as the rules' ``bet_points`` score it; the turn stays."""
         self._check_turn(seat)
         if not isinstance(value, int | np.integer) or not 0 < value < 256:
             raise IllegalAction(f"seat {seat} cannot bet {value!r}: bet value not allowed")

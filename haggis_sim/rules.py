@@ -32,12 +32,20 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "lead_tiebreak": L.LEAD_TIEBREAK,
     "game_end": L.GAME_END,
 }
+#: the bets by their published points, Baby 5, Little 15, Big 30: the names bet_values
+#: offers them by, whatever points bet_points gives them
 ALLOWED_BETS = L.BET_VALUES  # (5, 15, 30)
-#: the numeric scoring knobs and their published values (RULES.md sections 4-5: 5 points
-#: a card to a player going out; a captured J 2, Q 3, K 5 under card_points classic)
-PUBLISHED_KNOBS: dict[str, Any] = {"out_points": 5, "face_points": (2, 3, 5)}
+#: the numeric scoring knobs and their published values (RULES.md sections 4-6: 5 points
+#: a card to a player going out; a captured J 2, Q 3, K 5 under card_points classic; a
+#: Baby, Little and Big bet 5, 15 and 30)
+PUBLISHED_KNOBS: dict[str, Any] = {
+    "out_points": 5,
+    "face_points": (2, 3, 5),
+    "bet_points": ALLOWED_BETS,
+}
 #: the flags whose value is a tuple (a list in a JSON or TOML record)
-LISTED_FLAGS = ("bet_values", "face_points")
+LISTED_FLAGS = ("bet_values", "face_points", "bet_points")
+_BET_NAMES = ("Baby", "Little", "Big")
 
 _PRESET_FLAGS: dict[str, dict[str, Any]] = {
     "classic": {"first_out_bonus": "5 with 3 players"},
@@ -56,7 +64,13 @@ _PRESET_PLAYERS = {"revised-split": (3,), "haggish": (2,)}
 
 @dataclass(frozen=True)
 class Rules:
-    """One complete set of rule flags (RULES.md); build it with :meth:`preset`."""
+    """One complete set of rule flags (RULES.md); build it with :meth:`preset`.
+
+    ``bet_values`` says which bets the rules offer, each named by its published points
+    (5 Baby, 15 Little, 30 Big); ``bet_points`` says what the Baby, Little and Big bets
+    score (strictly increasing, so a bet's points name its kind). A bet declared in a
+    game carries its points under ``bet_points``.
+    """
 
     players: int = 3
     preset_name: str = DEFAULT_PRESET
@@ -72,6 +86,7 @@ class Rules:
     rounds: int = 6
     out_points: int = 5
     face_points: tuple[int, int, int] = (2, 3, 5)
+    bet_points: tuple[int, int, int] = (5, 15, 30)
 
     def __post_init__(self) -> None:
         if self.players not in (2, 3):
@@ -108,6 +123,33 @@ class Rules:
                 "face_points count under card_points=classic only (per_card scores 1 a "
                 f"card); got face_points={_flag_text(faces)} with card_points={self.card_points}"
             )
+        self._check_bet_points()
+
+    def _check_bet_points(self) -> None:
+        """``bet_points``: three whole numbers 1..255 (a bet move carries them in 8 bits),
+        strictly increasing (a bet's points name its kind), the published value for a
+        bet the rules do not offer (it would be silently ignored)."""
+        points = self.bet_points
+        if not (
+            isinstance(points, tuple) and len(points) == 3 and all(_is_int(v) for v in points)
+        ) or not all(1 <= v <= 255 for v in points):
+            raise InputError(
+                "bet_points must be three integers 1..255 (a Baby, Little and Big bet); "
+                f"got {points!r}"
+            )
+        if not points[0] < points[1] < points[2]:
+            raise InputError(
+                "bet_points must be strictly increasing (Baby < Little < Big); got "
+                f"bet_points={_flag_text(points)}"
+            )
+        for name, published, v in zip(_BET_NAMES, ALLOWED_BETS, points, strict=True):
+            if v != published and published not in self.bet_values:
+                offered = _flag_text(self.bet_values) or "(none)"
+                raise InputError(
+                    f"bet_points gives the {name} bet {v} points, but bet_values={offered} "
+                    f"does not offer it (its name there is {published}): keep its points at "
+                    f"{published} or add {published} to bet_values"
+                )
 
     @classmethod
     def flag_names(cls) -> tuple[str, ...]:
@@ -190,6 +232,7 @@ class Rules:
         a[L.R_END_VALUE] = self.target_score if self.game_end == "target" else self.rounds
         a[L.R_OUT_POINTS] = self.out_points
         a[L.R_FACE_POINTS : L.R_FACE_POINTS + 3] = self.face_points
+        a[L.R_BET_POINTS : L.R_BET_POINTS + 3] = self.bet_points
         return a
 
 

@@ -91,8 +91,9 @@ class HeuristicStrategy(CompiledStrategy):
             "bet",
             float,
             0.55,
-            "estimated success chance at which it makes a Little bet (15); takes_all/split: "
-            "the chance of going out first, threshold: of scoring 15 from going out and cards",
+            "estimated success chance at which it makes a Little bet (15 points as published, "
+            "the rules' bet_points); takes_all/split: the chance of going out first, "
+            "threshold: of scoring the bet's points from going out and cards",
             0.0,
             1.01,
         ),
@@ -100,8 +101,8 @@ class HeuristicStrategy(CompiledStrategy):
             "big",
             float,
             0.6,
-            "estimated success chance for a Big bet (30), as for bet; must exceed bet unless "
-            "bet > 1 (never Little)",
+            "estimated success chance for a Big bet (30 points as published), as for bet; "
+            "must exceed bet unless bet > 1 (never Little)",
             0.0,
             1.01,
         ),
@@ -109,7 +110,8 @@ class HeuristicStrategy(CompiledStrategy):
             "baby",
             float,
             0.5,
-            "estimated success chance for a Baby bet (5), where the rules offer it",
+            "estimated success chance for a Baby bet (5 points as published), where the "
+            "rules offer it",
             0.0,
             1.01,
         ),

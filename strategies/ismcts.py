@@ -592,11 +592,12 @@ def analyze_alternatives(obs, moves, groups, seed, c, policy, value, buf, vparam
 def choose_bet(obs, params, rng, buf):
     """The bet to declare now (0: none), by the value of each option under the rules.
 
-    Not betting and every bet value the rules allow are scored as forced root children
-    of one search (:func:`analyze_alternatives`, ``iters`` iterations shared among the
-    options, the same deals and streams for each); the rollouts settle bets by the rules
-    in force (``bet_settlement``), so the threshold rule is weighed as it scores. A bet is
-    declared only when its mean reward is higher than not betting's.
+    Not betting and every bet the rules allow (at the rules' ``bet_points``) are scored
+    as forced root children of one search (:func:`analyze_alternatives`, ``iters``
+    iterations shared among the options, the same deals and streams for each); the
+    rollouts settle bets by the rules in force (``bet_settlement``), so the threshold rule
+    is weighed as it scores. A bet is declared only when its mean reward is higher than
+    not betting's.
     """
     mask = obs[K.R_BASE + K.R_BET_MASK]
     opts = np.empty(4, dtype=np.int64)
@@ -604,7 +605,7 @@ def choose_bet(obs, params, rng, buf):
     n = 1
     for i in range(3):
         if (mask >> i) & 1:
-            opts[n] = (np.int64(K.T_BET) << K.TYPE_SHIFT) | K.BET_VALUES[i]
+            opts[n] = (np.int64(K.T_BET) << K.TYPE_SHIFT) | obs[K.R_BASE + K.R_BET_POINTS + i]
             n += 1
     groups = max(1, np.int64(params[M_ITERS]) // n)
     seed = np.int64(K.next_u64(rng) >> np.uint64(1))

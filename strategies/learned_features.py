@@ -110,6 +110,8 @@ C_TRICK_POINTS = 3  # card points on the table / 10
 C_NEAR_OUT = 4  # an opponent holds at most 3 cards
 C_OPP_BET = 5  # an opponent has declared a bet
 C_STRENGTH = 6
+# the heuristic's success chance of a Baby, Little and Big bet at the rules' bet_points
+# (the features bet5, bet15 and bet30 name the bets by their published points)
 C_CHANCE5 = 7
 C_CHANCE15 = 8
 C_CHANCE30 = 9
@@ -157,9 +159,10 @@ def context(obs, buf, n):
     ctx[C_OPP_BET] = opp_bet
     ctx[C_STRENGTH] = hand_strength(obs, seat)
     if obs[K.S_PHASE] == K.PH_PLAY:
-        ctx[C_CHANCE5] = bet_success_chance(obs, seat, 5)
-        ctx[C_CHANCE15] = bet_success_chance(obs, seat, 15)
-        ctx[C_CHANCE30] = bet_success_chance(obs, seat, 30)
+        at = K.R_BASE + K.R_BET_POINTS  # the Baby, Little and Big bets' points
+        ctx[C_CHANCE5] = bet_success_chance(obs, seat, obs[at])
+        ctx[C_CHANCE15] = bet_success_chance(obs, seat, obs[at + 1])
+        ctx[C_CHANCE30] = bet_success_chance(obs, seat, obs[at + 2])
     mine = obs[K.S_SCORE + seat]
     target = obs[K.R_BASE + K.R_END_VALUE]
     scale = 100.0
@@ -257,11 +260,11 @@ def action_features(obs, ctx, m, h, out):
         out[61] = 1.0 if ctx[C_OPP_FACE_BOMB] > 0 else 0.0
         return
     if t == K.T_BET:
-        v = m & 255
-        if v == 5:
+        kind = K.bet_slot(obs, m & 255)  # Baby, Little, Big: bet5, bet15, bet30
+        if kind == 0:
             out[5] = 1.0
             out[37] = ctx[C_CHANCE5]
-        elif v == 15:
+        elif kind == 1:
             out[6] = 1.0
             out[38] = ctx[C_CHANCE15]
         else:

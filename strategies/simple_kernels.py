@@ -150,7 +150,7 @@ R_SETTLEMENT = K.layout.R_SETTLEMENT
 
 @njit(cache=True)
 def bet_success_chance(obs, seat, value):
-    """The heuristic's estimate of the chance that a bet of ``value`` succeeds.
+    """The heuristic's estimate of the chance that a bet of ``value`` points succeeds.
 
     takes_all and split: the bet succeeds when the bettor goes out first, whatever its
     value, so the chance is the hand strength (:func:`hand_strength`), the same for
@@ -167,18 +167,22 @@ def bet_success_chance(obs, seat, value):
 
 @njit(cache=True)
 def _bet_choice(obs, params, seat):
-    """The largest allowed bet whose success chance reaches its threshold (0: no bet).
+    """The points of the largest allowed bet whose success chance reaches its threshold
+    (0: no bet).
 
-    Big (30) needs ``big``, Little (15) ``bet``, Baby (5) ``baby``; the chance is
-    :func:`bet_success_chance`, which reads the rules' ``bet_settlement``.
+    Big needs ``big``, Little ``bet``, Baby ``baby``; the chance is
+    :func:`bet_success_chance` of the bet's points under the rules (``bet_points``: 30,
+    15 and 5 as published), which reads the rules' ``bet_settlement``.
     """
     mask = obs[K.R_BASE + K.R_BET_MASK]
-    if mask & 4 and bet_success_chance(obs, seat, 30) >= params[H_BIG]:
-        return 30
-    if mask & 2 and bet_success_chance(obs, seat, 15) >= params[H_BET]:
-        return 15
-    if mask & 1 and bet_success_chance(obs, seat, 5) >= params[H_BABY]:
-        return 5
+    at = K.R_BASE + K.R_BET_POINTS
+    baby, little, big = obs[at], obs[at + 1], obs[at + 2]
+    if mask & 4 and bet_success_chance(obs, seat, big) >= params[H_BIG]:
+        return big
+    if mask & 2 and bet_success_chance(obs, seat, little) >= params[H_BET]:
+        return little
+    if mask & 1 and bet_success_chance(obs, seat, baby) >= params[H_BABY]:
+        return baby
     return 0
 
 

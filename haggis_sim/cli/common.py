@@ -61,7 +61,7 @@ def run_folder(value: Path) -> Path:
 
 def parse_rule_overrides(items: list[str]) -> dict[str, object]:
     """Turn ``FLAG=VALUE`` strings into typed keyword overrides for :meth:`Rules.preset`."""
-    from ..rules import Rules
+    from ..rules import ALLOWED_BETS, LISTED_FLAGS, PUBLISHED_KNOBS, Rules
 
     known = Rules.flag_names()
     out: dict[str, object] = {}
@@ -71,8 +71,9 @@ def parse_rule_overrides(items: list[str]) -> dict[str, object]:
         key, value = (x.strip() for x in item.split("=", 1))
         if key not in known:
             raise InputError(f"unknown rule flag {key!r}; known: {', '.join(known)}")
-        if key in ("bet_values", "face_points"):
-            example = "5,15,30" if key == "bet_values" else "2,3,5"
+        if key in LISTED_FLAGS:
+            # a knob's published value; bet_values: every bet, 5,15,30
+            example = ",".join(map(str, PUBLISHED_KNOBS.get(key, ALLOWED_BETS)))
             try:
                 out[key] = tuple(int(v) for v in value.replace("/", ",").split(",") if v)
             except ValueError:

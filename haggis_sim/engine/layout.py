@@ -104,14 +104,17 @@ R_BOMB_CAPTURE = 1
 R_HAGGIS_TO = 2
 R_CARD_POINTS = 3
 R_BONUS = 4
-R_BET_MASK = 5  # bit 0: 5, bit 1: 15, bit 2: 30
+R_BET_MASK = 5  # the bets offered: bit 0 Baby, bit 1 Little, bit 2 Big (bet_values 5, 15, 30)
 R_SETTLEMENT = 6
 R_LEAD_TIEBREAK = 7
 R_GAME_END = 8
 R_END_VALUE = 9
 R_OUT_POINTS = 10  # points per card of the largest opponent hand, to a player going out
 R_FACE_POINTS = 11  # 3 entries: a captured J, Q, K's points under card_points classic
-N_RULES = 14
+R_BET_POINTS = 14  # 3 entries: the points of a Baby, Little and Big bet, strictly increasing
+N_RULES = 17
+#: the published points of the Baby, Little and Big bets: the names of the bets in the
+#: rules' bet_values (a bet move and S_BET carry the rules' points, R_BET_POINTS)
 BET_VALUES = (5, 15, 30)
 
 # --- phases (the names are haggis_sim.position.PHASES) -------------------------------------
@@ -140,7 +143,7 @@ S_N_OUT = 13
 S_OUT = 14  # 3 entries: seats in the order they went out
 S_HAND = 17  # 3 entries
 S_CAPT = 20  # 3 entries
-S_BET = 23  # 3 entries: declared bet value, 0 none
+S_BET = 23  # 3 entries: the declared bet's points (R_BET_POINTS), 0 none
 S_PLAYED = 26  # 3 entries: has played a card this round
 S_GO = 29  # 3 entries: going-out points
 S_SC_CARDS = 32  # 3 entries: captured-card points

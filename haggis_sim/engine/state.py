@@ -21,7 +21,6 @@ from .bits import popcount
 from .layout import (
     BC_TOURNAMENT,
     BC_WINNER_CHOOSES,
-    BET_VALUES,
     FACE_SHIFT,
     MAX_MOVES,
     PH_GAME_OVER,
@@ -31,6 +30,7 @@ from .layout import (
     PH_ROUND_OVER,
     R_BASE,
     R_BET_MASK,
+    R_BET_POINTS,
     R_BOMB_CAPTURE,
     R_OUT_POINTS,
     S_BEATEN_SEAT,
@@ -140,6 +140,17 @@ def can_bet(st, seat):
 
 
 @njit(cache=True)
+def bet_slot(st, v):
+    """The slot (0 Baby, 1 Little, 2 Big) of a bet of ``v`` points under the rules of
+    ``st`` (a state or an observation: R_BET_POINTS), -1 if no bet scores ``v`` points.
+    Whether the rules offer that bet is R_BET_MASK's bit of the slot."""
+    for i in range(3):
+        if st[R_BASE + R_BET_POINTS + i] == v:
+            return i
+    return -1
+
+
+@njit(cache=True)
 def legal_actions(st, out, with_bets):
     """Fill ``out`` with every legal action of the seat to act; return the count."""
     ph = st[S_PHASE]
@@ -150,7 +161,7 @@ def legal_actions(st, out, with_bets):
             mask = st[R_BASE + R_BET_MASK]
             for i in range(3):
                 if (mask >> i) & 1:
-                    out[n] = (np.int64(T_BET) << TYPE_SHIFT) | BET_VALUES[i]
+                    out[n] = (np.int64(T_BET) << TYPE_SHIFT) | st[R_BASE + R_BET_POINTS + i]
                     n += 1
         top = st[S_TOP]
         n += generate(hand_suits(st, seat), hand_faces(st, seat), st[S_NSUITS], top, out[n:], True)
@@ -193,12 +204,8 @@ def check_action(st, action):
             return E_BET_PLAYED
         if st[S_BET + seat] != 0:
             return E_BET_TWICE
-        ok = False
-        mask = st[R_BASE + R_BET_MASK]
-        for i in range(3):
-            if (mask >> i) & 1 and BET_VALUES[i] == v:
-                ok = True
-        if not ok:
+        i = bet_slot(st, v)
+        if i < 0 or ((st[R_BASE + R_BET_MASK] >> i) & 1) == 0:
             return E_BET_VALUE
         return E_OK
     if t == T_PASS:
@@ -420,7 +427,7 @@ def random_action(st, rng, buf, bet_rate):
             vals = np.empty(3, dtype=np.int64)
             for i in range(3):
                 if (mask >> i) & 1:
-                    vals[k] = BET_VALUES[i]
+                    vals[k] = st[R_BASE + R_BET_POINTS + i]
                     k += 1
             return (np.int64(T_BET) << TYPE_SHIFT) | vals[below(rng, k)]
     k = legal_actions(st, buf, False)

@@ -6,7 +6,7 @@ Layout (the same for every preset; a 2-player game uses a prefix of it):
 index                    action
 =======================  ==================================================================
 0                        pass
-1, 2, 3                  bet 5, bet 15, bet 30 (legal only where the rules allow the value)
+1, 2, 3                  the Baby, Little and Big bet (legal only where the rules offer it)
 4, 5                     give the bombed trick or the Haggis to the next seat / the seat
                          after it (seats counted from the actor in turn order; 2 players:
                          only 4)
@@ -22,6 +22,11 @@ space extends it, and an index means the same action at every player count. Whet
 move is listed does not depend on the hand (the generator's choice of reading depends on
 the cards played only), so every legal play of every hand has an index; a code without
 one is an engine fault and raises :class:`ActionTableError`.
+
+A bet's index is its kind (Baby, Little, Big), whatever the rules' ``bet_points``: its
+packed code carries the points under the rules in force (:func:`action_code` and
+:func:`action_index` take them), and its name (:data:`SPECIAL_NAMES`) is the bet's
+published points, ``bet 5``, ``bet 15``, ``bet 30``, as in the rules' ``bet_values``.
 """
 
 from __future__ import annotations
@@ -33,14 +38,15 @@ import numpy.typing as npt
 
 from .._cache import njit
 from ..combos import Combo
-from ..kernel import generate, legal_actions
+from ..kernel import bet_slot, generate, legal_actions
 from ..kernel import layout as L
 
 PASS_INDEX = 0
-BET_INDEX = 1  # bet values L.BET_VALUES at 1, 2, 3
+BET_INDEX = 1  # the Baby, Little and Big bets at 1, 2, 3
 GIVE_INDEX = 4  # give to the actor's next seat (4) and the seat after it (5)
 N_SPECIAL = 6
-#: a person's name of each special action, by index: pass, the bets, the gives
+#: a person's name of each special action, by index: pass, the bets (by their published
+#: points, the names of ``bet_values``, under any ``bet_points``), the gives
 SPECIAL_NAMES: tuple[str, ...] = (
     "pass",
     *(f"bet {v}" for v in L.BET_VALUES),
@@ -110,11 +116,7 @@ def legal_indices(st, codes_buf, sorted_codes, sorted_index, out):
         if t == L.T_PASS:
             out[i] = PASS_INDEX
         elif t == L.T_BET:
-            v = code & L.VALUE_MASK
-            k = -1
-            for j in range(len(L.BET_VALUES)):
-                if L.BET_VALUES[j] == v:
-                    k = j
+            k = bet_slot(st, code & L.VALUE_MASK)
             if k < 0:
                 return -1 - i
             out[i] = BET_INDEX + k
@@ -148,8 +150,12 @@ def legal_slots(st, codes_buf, sorted_codes, sorted_index, idx_out, codes_out):
     return n
 
 
-def action_code(index: int, seat: int, players: int) -> int:
-    """The engine's packed action for action ``index`` taken by ``seat``.
+def action_code(
+    index: int, seat: int, players: int, bet_points: tuple[int, ...] = L.BET_VALUES
+) -> int:
+    """The engine's packed action for action ``index`` taken by ``seat``; a bet's code
+    carries its points under ``bet_points`` (the rules' ``bet_points``; by default the
+    published 5, 15, 30).
 
     Raises IndexError for an index outside the space of ``players`` players.
     """
@@ -158,23 +164,26 @@ def action_code(index: int, seat: int, players: int) -> int:
     if index == PASS_INDEX:
         return 0
     if index < GIVE_INDEX:
-        return (L.T_BET << L.TYPE_SHIFT) | L.BET_VALUES[index - BET_INDEX]
+        return (L.T_BET << L.TYPE_SHIFT) | bet_points[index - BET_INDEX]
     if index < N_SPECIAL:
         to = (seat + 1 + index - GIVE_INDEX) % players
         return (L.T_GIVE << L.TYPE_SHIFT) | to
     return int(table()[0][index - N_SPECIAL])
 
 
-def action_index(code: int, seat: int, players: int) -> int:
-    """The index of the packed action ``code`` taken by ``seat`` (inverse of :func:`action_code`).
+def action_index(
+    code: int, seat: int, players: int, bet_points: tuple[int, ...] = L.BET_VALUES
+) -> int:
+    """The index of the packed action ``code`` taken by ``seat`` (inverse of
+    :func:`action_code`, a bet's points read under ``bet_points``).
 
     Raises ActionTableError for a code that is no action of the table.
     """
     t = (code >> L.TYPE_SHIFT) & 7
     if code == 0:
         return PASS_INDEX
-    if t == L.T_BET and code & L.VALUE_MASK in L.BET_VALUES:
-        return BET_INDEX + L.BET_VALUES.index(code & L.VALUE_MASK)
+    if t == L.T_BET and code & L.VALUE_MASK in bet_points:
+        return BET_INDEX + tuple(bet_points).index(code & L.VALUE_MASK)
     if t == L.T_GIVE:
         off = ((code & L.VALUE_MASK) - seat) % players
         if off in (1, 2):
@@ -189,7 +198,8 @@ def action_index(code: int, seat: int, players: int) -> int:
 
 def describe_action(index: int, players: int = 3) -> str:
     """A person's name for action ``index``: ``'pass'``, ``'bet 15'``,
-    ``'give to the next seat'``, ``'play 3a 4a 5a (run to 5)'``.
+    ``'give to the next seat'``, ``'play 3a 4a 5a (run to 5)'``. A bet is named by its
+    published points (``'bet 15'``: the Little bet, whatever the rules' ``bet_points``).
 
     >>> describe_action(0), describe_action(2), describe_action(4)
     ('pass', 'bet 15', 'give to the next seat')

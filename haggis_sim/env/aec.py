@@ -87,7 +87,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
     >>> env.reset(seed=7)
     >>> obs, reward, terminated, truncated, info = env.last()
     >>> obs["observation"].shape, int(obs["action_mask"].sum()) == len(info["legal_actions"])
-    ((428,), True)
+    ((431,), True)
     >>> env.describe(0), env.legal_action_ids()[0].tolist()
     ('bet 15', [2, 0, 0, 0, 0])
     """
@@ -343,7 +343,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
         self._dealt("legal_action_ids()")
         seat = int(self._st[L.S_TO_ACT])
         codes = np.array(self._legal_codes, dtype=np.int64)
-        return LG.action_ids(codes, seat, self.rules.players)
+        return LG.action_ids(codes, seat, self.rules.players, self.rules.bet_points)
 
     def legal_action_features(self) -> np.ndarray:
         """The float32 feature rows of the selected agent's legal actions, in the order of
@@ -357,7 +357,8 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
     def describe(self, action: int) -> str:
         """A person's name for ``action`` in this environment's representation (a slot
         names the selected agent's legal action in it now): ``'pass'``, ``'bet 15'``,
-        ``'play 3a 4a 5a (run to 5)'``."""
+        ``'play 3a 4a 5a (run to 5)'``; a bet by its published points (``'bet 15'``: the
+        Little bet, whatever the rules' ``bet_points``)."""
         if self.actions == "flat":
             return A.describe_action(int(action), self.rules.players)
         if not self._is_legal(action):
@@ -366,11 +367,12 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
 
     def action_code(self, action: int, agent: str | None = None) -> int:
         """The engine's packed action of ``action`` for ``agent`` (default: selected); a
-        slot names one of the selected agent's legal actions now."""
+        slot names one of the selected agent's legal actions now, and a bet's code carries
+        its points under the rules (``bet_points``)."""
         if self.actions == "legal":
             return self._code_of(agent or self.agent_selection, action)
         seat = self.agent_name_mapping[agent or self.agent_selection]
-        return A.action_code(int(action), seat, self.rules.players)
+        return A.action_code(int(action), seat, self.rules.players, self.rules.bet_points)
 
     def action_index(self, code: int, agent: str | None = None) -> int:
         """The action of the engine's packed action ``code`` for ``agent`` (default:
@@ -382,7 +384,7 @@ class HaggisEnv(pettingzoo.AECEnv):  # type: ignore[misc]
                 raise IllegalAction(f"packed action {int(code):#x} is not a legal action now")
             return self._legal_codes.index(int(code))
         seat = self.agent_name_mapping[agent or self.agent_selection]
-        return A.action_index(int(code), seat, self.rules.players)
+        return A.action_index(int(code), seat, self.rules.players, self.rules.bet_points)
 
     @property
     def state_array(self) -> np.ndarray:

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._cache import njit
+from ..kernel import bet_slot, observe, popcount
 from ..kernel import layout as L
-from ..kernel import observe, popcount
 
 #: points and counts: large enough for any game the rules validator admits
 BIG = 1.0e6
@@ -27,7 +27,7 @@ SEAT_FIELDS: tuple[tuple[str, int, float, str], ...] = (
     ("present", 1, 1.0, "1 when this seat is in the game (0: the third block of 2 players)"),
     ("hand_size", 1, 17.0, "cards in hand"),
     ("faces_held", 3, 1.0, "J, Q, K still in this seat's hand (face cards are public)"),
-    ("bet", 3, 1.0, "declared bet: one-hot over 5, 15, 30"),
+    ("bet", 3, 1.0, "declared bet: one-hot over Baby, Little, Big (5, 15, 30 as published)"),
     ("has_played", 1, 1.0, "has played a card this round"),
     ("out_place", 3, 1.0, "went out 1st, 2nd, 3rd this round (one-hot)"),
     ("captured", N_CARD, 3.0, "cards captured this round (suit cards, then J/Q/K counts)"),
@@ -58,13 +58,14 @@ FIELDS: tuple[tuple[str, int, float, str], ...] = (
     ("haggis_to", 3, 1.0, "rules: shepherd, last_to_play, nobody"),
     ("card_points", 2, 1.0, "rules: classic, per_card"),
     ("first_out_bonus", 1, BIG, "rules: points to the first out"),
-    ("bet_values", 3, 1.0, "rules: bets of 5, 15, 30 allowed"),
+    ("bet_values", 3, 1.0, "rules: Baby, Little, Big bets allowed (named 5, 15, 30)"),
     ("bet_settlement", 3, 1.0, "rules: takes_all, split, threshold"),
     ("lead_tiebreak", 2, 1.0, "rules: left_of_dealer, left_of_previous_leader"),
     ("game_end", 2, 1.0, "rules: target score, number of rounds"),
     ("end_value", 1, BIG, "rules: the target score or the number of rounds"),
     ("out_points", 1, BIG, "rules: points per card of the largest hand, to a player out"),
     ("face_points", 3, BIG, "rules: a captured J, Q, K's points (card_points classic)"),
+    ("bet_points", 3, BIG, "rules: a Baby, Little and Big bet's points"),
 )
 SIZE = sum(f[1] for f in FIELDS)
 
@@ -121,6 +122,7 @@ O_GAME_END = _OFF["game_end"]
 O_END_VALUE = _OFF["end_value"]
 O_OUT_POINTS = _OFF["out_points"]
 O_FACE_POINTS = _OFF["face_points"]
+O_BET_POINTS = _OFF["bet_points"]
 _SOFF: dict[str, int] = {}
 _at = 0
 for _field in SEAT_FIELDS:
@@ -197,10 +199,9 @@ def encode_observation(obs, me, out):
         out[b + P_SIZE] = obs[L.S_SIZE + s]
         for f in range(3):
             out[b + P_FACES + f] = (obs[L.S_HAND + s] >> (L.FACE_SHIFT + 3 * s + f)) & 1
-        bet = obs[L.S_BET + s]
-        for j in range(len(L.BET_VALUES)):
-            if L.BET_VALUES[j] == bet:
-                out[b + P_BET + j] = 1.0
+        kind = bet_slot(obs, obs[L.S_BET + s])
+        if kind >= 0:
+            out[b + P_BET + kind] = 1.0
         out[b + P_PLAYED] = 1.0 if obs[L.S_PLAYED + s] != 0 else 0.0
         for i in range(obs[L.S_N_OUT]):
             if obs[L.S_OUT + i] == s:
@@ -224,6 +225,7 @@ def encode_observation(obs, me, out):
     out[O_OUT_POINTS] = obs[rb + L.R_OUT_POINTS]
     for j in range(3):
         out[O_FACE_POINTS + j] = obs[rb + L.R_FACE_POINTS + j]
+        out[O_BET_POINTS + j] = obs[rb + L.R_BET_POINTS + j]
 
 
 @njit(cache=True)

@@ -80,7 +80,7 @@ class HaggisGymEnv(gymnasium.Env):
     >>> env = HaggisGymEnv(opponents=["heuristic"], preset="revised")
     >>> obs, info = env.reset(seed=3)
     >>> obs["observation"].shape, int(env.action_space.n) == obs["action_mask"].size
-    ((428,), True)
+    ((431,), True)
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}  # fps: for recorders

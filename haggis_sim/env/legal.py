@@ -40,7 +40,11 @@ K_BOMB = KINDS.index("bomb")
 
 #: the columns of :func:`action_ids`
 ID_FIELDS: tuple[tuple[str, str], ...] = (
-    ("kind", "index into KINDS: pass, bet 5/15/30, give next/after next, set, sequence, bomb"),
+    (
+        "kind",
+        "index into KINDS: pass, bet 5/15/30 (the Baby, Little, Big bet at any bet_points), "
+        "give next/after next, set, sequence, bomb",
+    ),
     ("width", "sets: cards in the set; sequences: cards per rank; else 0"),
     ("length", "sets: 1; sequences: ranks covered; else 0"),
     ("rank", "sets and sequences: the (top) rank, 2..13; else 0"),
@@ -50,9 +54,16 @@ ID_FIELDS: tuple[tuple[str, str], ...] = (
 _PLAY_KINDS = {L.T_SET: K_SET, L.T_SEQ: K_SEQ, L.T_BOMB: K_BOMB}
 
 
-def action_ids(codes: npt.NDArray[np.int64], seat: int, players: int) -> npt.NDArray[np.int64]:
+def action_ids(
+    codes: npt.NDArray[np.int64],
+    seat: int,
+    players: int,
+    bet_points: tuple[int, ...] = L.BET_VALUES,
+) -> npt.NDArray[np.int64]:
     """The ``(n, 5)`` abstract ids (:data:`ID_FIELDS`) of the packed actions ``codes``
-    taken by ``seat`` in a ``players``-player game.
+    taken by ``seat`` in a ``players``-player game whose Baby, Little and Big bets score
+    ``bet_points`` (the rules' ``bet_points``; a bet's kind is the Baby, Little or Big
+    bet, named ``bet 5/15/30`` by its published points).
 
     >>> import numpy as np
     >>> from haggis_sim.env.actions import action_code
@@ -63,7 +74,7 @@ def action_ids(codes: npt.NDArray[np.int64], seat: int, players: int) -> npt.NDA
     out = np.zeros((len(codes), len(ID_FIELDS)), dtype=np.int64)
     kind = (codes >> L.TYPE_SHIFT) & 7
     value = codes & L.VALUE_MASK
-    for j, bet in enumerate(L.BET_VALUES):
+    for j, bet in enumerate(bet_points):
         out[(kind == L.T_BET) & (value == bet), 0] = BET_INDEX + j
     give = kind == L.T_GIVE
     out[give, 0] = GIVE_INDEX - 1 + (value[give] - seat) % players
@@ -140,7 +151,8 @@ def action_features(
 
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     n = len(codes)
-    ids = action_ids(codes, seat, players)
+    points = observation[L.R_BASE + L.R_BET_POINTS : L.R_BASE + L.R_BET_POINTS + 3]
+    ids = action_ids(codes, seat, players, tuple(int(v) for v in points))
     kind = np.zeros((n, len(KINDS)), dtype=np.float32)
     kind[np.arange(n), ids[:, 0]] = 1.0
     if n:

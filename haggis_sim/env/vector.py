@@ -53,7 +53,7 @@ class HaggisVectorEnv(gymnasium.vector.VectorEnv):
     >>> envs = HaggisVectorEnv(4, opponents=["greedy"])
     >>> obs, info = envs.reset(seed=1)
     >>> obs["observation"].shape, info["legal_count"].shape
-    ((4, 428), (4,))
+    ((4, 431), (4,))
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}

@@ -377,3 +377,61 @@ def test_threshold_settlement(bets, expected) -> None:
     assert tuple(column(rnd, "bets")) == expected
     total = [g + c + b for g, c, b in zip((15, 10, 0), (2, 5, 0), expected, strict=True)]
     assert column(rnd, "total") == total
+
+
+# --- bets: the bet_points knob -------------------------------------------------------------
+
+CHANGED = (5, 20, 40)  # bet_points: Baby 5, Little 20, Big 40
+
+
+@pytest.mark.parametrize(
+    ("bets", "expected"),
+    [
+        ((20, 0, 0), (20, 0, 0)),  # a successful Little bet scores 20
+        ((40, 20, 0), (60, 0, 20)),
+        ((0, 20, 0), (20, 0, 20)),
+        ((0, 0, 40), (40, 40, 0)),
+    ],
+)
+def test_takes_all_settles_the_rules_bet_points(bets, expected) -> None:
+    """The ``bet_points`` knob under takes_all: as published, with the bets' own points."""
+    r = rules(3, bet_points=CHANGED)
+    rnd = _three_way_round(r, bets)
+    assert tuple(column(rnd, "bets")) == expected
+    assert column(rnd, "cards") == [3 + 2, 2, 0]
+
+
+@pytest.mark.parametrize(
+    ("bets", "expected"),
+    [
+        # going out + cards: A 15 + 2 = 17, B 10 + 5 = 15, C 0: a Little bet of 20 fails
+        # where one of 15 succeeds (test_threshold_settlement)
+        ((20, 0, 0), (20, 20, 20)),
+        ((0, 20, 0), (20, 0, 20)),
+        ((5, 5, 5), (10, 5, 0)),  # the Baby bet keeps its published 5
+    ],
+)
+def test_threshold_measures_the_score_against_the_bets_points(bets, expected) -> None:
+    r = rules(3, "aid", bet_points=CHANGED)
+    rnd = _three_way_round(r, bets)
+    assert tuple(column(rnd, "bets")) == expected
+
+
+@pytest.mark.parametrize(
+    ("sheep", "bets"),
+    [
+        ("4a 6a 8a Ta", [20, 0]),  # 4 cards left: going out scores 20, the bet's points
+        ("4a 6a 8a", [20, 20]),  # 15 < 20: failed, the shepherd's and the sheep's 20
+    ],
+)
+def test_threshold_a_little_bet_succeeds_when_the_score_reaches_its_points(sheep, bets) -> None:
+    """threshold (aid) under bet_points 5, 20, 40: seat 0 bets Little (20) and goes out
+    at once; its round score is 5 a card of the sheep's hand (even cards: no card points)."""
+    rnd = hs.Round(rules(2, "aid", bet_points=CHANGED), hands=["2a", sheep], haggis="", leader=0)
+    rnd.bet(0, 20)
+    rnd.play(0, "2a")
+    assert rnd.over
+    assert column(rnd, "going_out") == [5 * len(sheep.split()), 0]
+    assert column(rnd, "cards") == [0, 0]
+    assert column(rnd, "bets") == bets
+    check_totals(rnd)

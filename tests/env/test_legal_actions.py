@@ -190,3 +190,39 @@ def test_the_gym_env_speaks_slots_and_describes_them() -> None:
     assert term and reward == -1.0 and info["illegal_action"] == n
     with pytest.raises(hs.InputError):
         g.legal_action_features()
+
+
+@pytest.mark.parametrize("actions", ["legal", "flat"])
+def test_a_bet_under_changed_bet_points_round_trips(actions: str) -> None:
+    """Under bet_points 5, 20, 40 the Little bet keeps its flat index 2 (named ``bet 15``
+    by its published points) and its code carries 20: action and code convert both ways,
+    its id's kind is the Little bet, the step declares 20 points, and the observation shows
+    a Little bet and the rules' bet points."""
+    from haggis_sim.env import actions as A
+    from haggis_sim.env import encode as E
+
+    points = (5, 20, 40)
+    e = raw_env(preset="aid", players=3, bet_points=points, actions=actions)
+    e.reset(seed=1)
+    agent = e.agent_selection
+    seat = e.agent_name_mapping[agent]
+    little = (L.T_BET << L.TYPE_SHIFT) | 20
+    assert [A.action_code(A.BET_INDEX + j, seat, 3, points) for j in range(3)] == [
+        (L.T_BET << L.TYPE_SHIFT) | v for v in points
+    ]
+    assert A.action_index(little, seat, 3, points) == A.BET_INDEX + 1
+    with pytest.raises(A.ActionTableError):
+        A.action_index(little, seat, 3)  # 20 is no bet's published points
+    k = e.action_index(little)
+    assert e.action_code(k) == little and e.describe(k) == "bet 15"
+    if actions == "flat":
+        assert k == A.BET_INDEX + 1
+    row = e.legal_actions().tolist().index(k)
+    assert LG.KINDS[e.legal_action_ids()[row, 0]] == "bet 15"
+    assert LG.KINDS[int(np.argmax(e.legal_action_features()[row, : len(LG.KINDS)]))] == "bet 15"
+    e.step(k)
+    assert e.state_array[L.S_BET + seat] == 20 and e.agent_selection == agent
+    vec = e.observe(agent)["observation"]
+    off = E.offsets()
+    assert vec[off["seat_0"] + E.P_BET : off["seat_0"] + E.P_BET + 3].tolist() == [0, 1, 0]
+    assert vec[off["bet_points"] : off["bet_points"] + 3].tolist() == list(points)
