@@ -63,7 +63,8 @@ def check_design_out(design: Design, out: Path) -> dict[str, Any]:
 
 
 def run_design(design: Design, out: Path, jobs: int = 0, log: Say | None = None) -> dict[str, Any]:
-    """Search, confirm and write the results into ``out``; the result (``design.json``)."""
+    """Search, confirm and write the results into ``out``; the result (``design.json``;
+    its ``seconds`` are this sitting's: a resumed design reads what it had played)."""
     say = log or (lambda _m: None)
     marker = check_design_out(design, out)
     t0 = time.perf_counter()
@@ -136,8 +137,7 @@ def design_markdown(design: Design, result: dict[str, Any]) -> str:
         lines += ["", "Replay: `haggis-sim experiment confirm/experiment.toml`", ""]
     search = result["search"]
     lines += [
-        f"## The search ({len(search['candidates'])} settings, {search['games']:,} games, "
-        f"{search['seconds']:,.0f} s)",
+        f"## The search ({len(search['candidates'])} settings, {search['games']:,} games)",
         "",
         "On common deals; a setting stopped early could not reach the front.",
         "",

@@ -13,12 +13,14 @@ search's figures are never reported as results (they carry the winner's curse); 
 chosen candidates are re-played on fresh deals (:mod:`.confirm`).
 
 The sampler is Optuna's TPE (multi-objective, with the constraints), seeded from the
-design's seed; every run is deterministic, so a search interrupted and started again
-proposes the same candidates and finds the runs it had played.
+design's seed; a setting stopped early tells it its estimate too (where not to look).
+Every run is deterministic, so a search interrupted and started again proposes the same
+candidates and finds the runs it had played.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -29,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..analytics.compare import Estimate, game_metrics
 from ..experiment.balance import quantity_estimate, quantity_fair
-from ..experiment.folder import MATCH_KEYS
+from ..experiment.folder import check_same_run
 from ..experiment.schema import ExperimentError
 from ..logs.manifest import MANIFEST, read_manifest
 from ..rules import Rules
@@ -70,8 +72,6 @@ def candidate_name(flags: dict[str, Any]) -> str:
         parts.append(f"{flag}={re.sub(r'[^A-Za-z0-9._+-]', '_', shown)}")
     name = ",".join(parts)
     if len(name) > 90:
-        import hashlib
-
         name = name[:70] + "-" + hashlib.sha256(name.encode()).hexdigest()[:12]
     return name
 
@@ -155,13 +155,7 @@ def play_to(config: RunConfig, run_dir: Path, say: Say) -> pl.DataFrame:
     else:
         manifest = read_manifest(run_dir)
         have = manifest.get("config", {})
-        want = config.as_dict()
-        for key in MATCH_KEYS:
-            if key != "games" and have.get(key) != json.loads(json.dumps(want[key])):
-                raise ExperimentError(
-                    f"{run_dir} holds a run with a different {key} ({have.get(key)!r}, the "
-                    f"design asks for {want[key]!r}); remove the folder or choose another --out"
-                )
+        check_same_run(have, config.as_dict(), str(run_dir), games=False)
         if manifest.get("status") != "complete":
             execute(config, run_dir, resume=True, on_note=say)
         if int(have.get("games", 0)) < config.games:

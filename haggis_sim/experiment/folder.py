@@ -73,26 +73,34 @@ def arm_state(exp: Experiment, arm: Arm, arm_dir: Path) -> str:
         )
     want = exp.run_config(arm).as_dict()
     have = manifest.get("config", {})
-    for key in MATCH_KEYS:
-        if key == "games" and exp.precision is not None and exp.budget is not None:
-            if not (isinstance(have.get(key), int) and exp.games <= have[key] <= exp.budget):
-                raise ExperimentError(
-                    f"arm {arm.name!r}: {arm_dir} holds a run of {have.get(key)!r} games, "
-                    f"outside the file's {exp.games:,} (first batch) to {exp.budget:,} "
-                    "(budget); remove the folder or choose another --out"
-                )
-            continue
-        if key == "games" and isinstance(have.get(key), int) and have[key] < want[key]:
-            continue  # decided below, once every other setting matches
-        if have.get(key) != json.loads(json.dumps(want[key])):
+    if exp.precision is not None and exp.budget is not None:
+        if not (isinstance(have.get("games"), int) and exp.games <= have["games"] <= exp.budget):
             raise ExperimentError(
-                f"arm {arm.name!r}: {arm_dir} holds a run with a different {key} "
-                f"({have.get(key)!r}, the file asks for {want[key]!r}); remove the folder "
-                "or choose another --out"
+                f"arm {arm.name!r}: {arm_dir} holds a run of {have.get('games')!r} games, "
+                f"outside the file's {exp.games:,} (first batch) to {exp.budget:,} "
+                "(budget); remove the folder or choose another --out"
             )
+        check_same_run(have, want, f"arm {arm.name!r}: {arm_dir}", games=False)
+    else:  # fewer games than asked is decided below, once every other setting matches
+        fewer = isinstance(have.get("games"), int) and have["games"] < want["games"]
+        check_same_run(have, want, f"arm {arm.name!r}: {arm_dir}", games=not fewer)
     if exp.precision is None and have.get("games", want["games"]) < want["games"]:
         return "extend"
     return "done" if manifest.get("status") == "complete" else "resume"
+
+
+def check_same_run(have: dict[str, Any], want: dict[str, Any], where: str, games: bool) -> None:
+    """ExperimentError (led by ``where``) when a recorded run's settings ``have`` differ from
+    ``want`` in one that decides the games (:data:`MATCH_KEYS`; the game count only with
+    ``games``)."""
+    for key in MATCH_KEYS:
+        if key == "games" and not games:
+            continue
+        if have.get(key) != json.loads(json.dumps(want[key])):
+            raise ExperimentError(
+                f"{where} holds a run with a different {key} ({have.get(key)!r}, the file "
+                f"asks for {want[key]!r}); remove the folder or choose another --out"
+            )
 
 
 EXPERIMENT = outputs.OwnedFolder("experiment", MARKER, ExperimentError, "--out", outputs.OWNED)
