@@ -122,6 +122,30 @@ def test_checked_in_reports_are_complete() -> None:
         assert f"](../reports/{name}/" in results  # the results page links its report
 
 
+def test_shipped_design_studies_are_complete() -> None:
+    """Every shipped design study has its page, built from the design file as it stands,
+    with every file its pages link, confirmed on deals other than the search's, and a
+    line in the results page."""
+    import html
+
+    names = sorted(p.stem for p in (ROOT / "experiments" / "designs").glob("*.toml"))
+    assert names == ["comebacks-3p", "fair-lead-2p"]
+    results = (DOCS / "results.md").read_text()
+    for name in names:
+        folder = ROOT / "reports" / "designs" / name
+        text = (ROOT / "experiments" / "designs" / f"{name}.toml").read_text()
+        assert (folder / "design.toml").read_text() == text, name
+        for page in (folder / "index.html", folder / "confirm" / "index.html"):
+            refs = re.findall(r"(?:src|href)=[\"']([^\"'#:]+)[\"']", page.read_text())
+            for ref in refs:
+                assert (page.parent / ref).is_file(), (name, page, ref)
+        result = json.loads((folder / "design.json").read_text())
+        assert html.escape(result["headline"], quote=True) in (folder / "index.html").read_text()
+        assert result["confirm"]["seed"] != tomllib.loads(text)["seed"]
+        assert result["confirm"]["candidates"], name
+        assert f"](../reports/designs/{name}/" in results, name
+
+
 def _shipped_summaries() -> list[tuple[str, dict[str, object]]]:
     return [
         (p.parent.name, json.loads(p.read_text()))

@@ -134,8 +134,12 @@ def front_figure(design: Design, result: dict[str, Any], path: Path) -> bool:
         points = [("today's rules (confirmed)", conf["base"], base_flags, None, "black", "s")]
         points += [("confirmed on fresh deals", c["figures"], c["flags"], c["name"],
                     COLOURS["orange"], "D") for c in conf["candidates"]]  # fmt: skip
+        shown: set[str] = set()
         for label, figures, flags, name, colour, marker in points:
             x, y = plane.point(figures, flags)
+            if label in shown:  # once in the legend: matplotlib leaves out a label "_..."
+                label = "_" + label
+            shown.add(label)
             bars = {"yerr": plane.error(figures, plane.ky), "xerr": plane.error(figures, plane.kx)}
             ax.errorbar([x], [y], **bars, fmt=marker, color=colour, markersize=6, capsize=3,
                         label=label, zorder=4)  # fmt: skip

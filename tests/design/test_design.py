@@ -164,7 +164,9 @@ def test_a_candidate_is_stopped_only_when_beyond_doubt() -> None:
 @pytest.mark.slow
 def test_the_confirmation_checks_other_players_on_the_same_fresh_deals(tmp_path: Path) -> None:
     confirm = {"games": 200, "candidates": 1, "check": ["heuristic"], "check_games": 100}
-    table = {**BASE, "budget": {"trials": 2, "games": 120, "first_games": 120}, "confirm": confirm}
+    knobs = [{"flag": "out_points", "values": [5, 7]}]  # today's and one nearer 8 rounds
+    budget = {"trials": 2, "games": 120, "first_games": 120}
+    table = {**BASE, "knobs": knobs, "budget": budget, "confirm": confirm}
     result = run_design(parse_design(table), tmp_path / "d", jobs=1)
     check = result["confirm"]["check"]
     assert check["games"] == 100 and check["strategies"][0].startswith("heuristic:")
@@ -222,3 +224,42 @@ def test_the_same_design_file_gives_the_same_answer_in_another_folder(tmp_path: 
     for result in (first, second):
         del result["search"]["seconds"], result["confirm"]["seconds"]
     assert first == second
+
+
+def _cell(mean: float, low: float, high: float, diff: tuple[float, float] | None) -> dict[str, Any]:
+    d = None if diff is None else {"diff": sum(diff) / 2, "low": diff[0], "high": diff[1]}
+    return {"mean": mean, "low": low, "high": high, "n": 100, "sd": 0.1, "vs_first": d}
+
+
+def test_a_candidate_is_judged_against_todays_rules_on_the_fresh_deals() -> None:
+    """Better or worse beyond doubt by the paired difference at both ends of its interval;
+    for a fair aim by the distance from it, so overshooting the aim is not better."""
+    from haggis_sim.design.confirm import change, judge
+
+    table = {**BASE, "objectives": [{"quantity": "first_lead_win", "goal": "fair"}],
+             "constraints": [{"quantity": "rounds", "at_least": 4, "at_most": 8}]}  # fmt: skip
+    design = parse_design(table)
+    fair = design.objectives[0]
+    base = _cell(0.36, 0.35, 0.37, None)  # the aim is 1/2 with 2 players
+    assert change(design, fair, base, _cell(0.40, 0, 1, (0.03, 0.05))) == "better"
+    assert change(design, fair, base, _cell(0.34, 0, 1, (-0.03, -0.01))) == "worse"
+    assert change(design, fair, base, _cell(0.36, 0, 1, (-0.01, 0.01))) == "same"
+    over = _cell(0.50, 0.36, 0.37, None)  # already at the aim: any move is away from it
+    assert change(design, fair, over, _cell(0.52, 0, 1, (0.01, 0.03))) == "worse"
+    assert change(design, fair, _cell(0.45, 0, 1, None), _cell(0.52, 0, 1, (0.04, 0.10))) == "same"
+    cand = Candidate("c", {"out_points": 3}, 100, {}, "")
+    cells = {
+        ("first_lead_win", "base"): base,
+        ("rounds", "base"): _cell(6.0, 5.9, 6.1, None),
+        ("first_lead_win", "c"): _cell(0.40, 0.39, 0.41, (0.03, 0.05)),
+        ("rounds", "c"): _cell(7.0, 6.9, 7.1, (0.9, 1.1)),
+    }
+    assert judge(design, cand, "c", cells)["verdict"] == "holds up"
+    cells[("rounds", "c")] = _cell(8.0, 7.9, 8.1, (1.9, 2.1))  # straddles at_most 8
+    assert judge(design, cand, "c", cells)["verdict"] == "not settled"
+    cells[("rounds", "c")] = _cell(8.3, 8.2, 8.4, (2.2, 2.4))
+    assert judge(design, cand, "c", cells)["verdict"] == "does not hold up"
+    cells[("rounds", "c")] = _cell(7.0, 6.9, 7.1, (0.9, 1.1))
+    cells[("first_lead_win", "c")] = _cell(0.36, 0.35, 0.37, (-0.01, 0.01))
+    verdict = judge(design, cand, "c", cells)
+    assert verdict["verdict"] == "does not hold up" and "no objective better" in verdict["notes"][0]
