@@ -36,7 +36,7 @@ from ..experiment import parse_experiment, run_experiment
 from ..experiment.labels import short_spec
 from ..runner.seating import games_per_deal
 from .search import Candidate, Say, aim_of, losses, quantities, violations
-from .spec import Design, Objective, quantity
+from .spec import Design, Objective, json_flags, quantity
 
 MAX_SEED = 2**63 - 1
 PLAYERS, CHECK = "players", "check"  # the confirmation's populations with [confirm] check
@@ -55,7 +55,7 @@ NAMES = {
 
 def front(design: Design, played: list[Candidate]) -> list[Candidate]:
     """The candidates to confirm (see the module's docstring)."""
-    base = {k.flag: getattr(design.base_rules, k.flag) for k in design.knobs}
+    base = design.base_flags
     full = [c for c in played if c.full and c.flags != base]
     keep = [c for c in full if not any(violations(design, c))]
     if not keep:
@@ -118,12 +118,20 @@ def confirm_toml(
     for i, cand in enumerate(chosen):
         lines += ["", "[[arms]]", f'name = "candidate-{first_number + i}"']
         lines += [f"label = {json.dumps(words(cand.flags))}", "[arms.rule]", *_flags(cand.flags)]
-    if design.confirm.check:
+    sizing = []
+    if design.confirm.precision is not None:
+        sizing = [f"precision = {design.confirm.precision!r}"]
+        if design.confirm.budget is not None:
+            sizing.append(f"budget = {design.confirm.budget}")
+    if not design.confirm.check:
+        lines[4:4] = sizing  # after games: the question's sizing
+    else:
         check = design.confirm.check
         games = design.confirm.check_games or design.confirm.games
         deal = games_per_deal("rotate", design.players, len(check))
+        first_batch = _whole(design.confirm.games, design.deal_games)
         lines += ["", "[[populations]]", f"name = {json.dumps(PLAYERS)}",
-                  f"games = {_whole(design.confirm.games, design.deal_games)}"]  # fmt: skip
+                  f"games = {first_batch}", *sizing]  # fmt: skip
         lines += ["", "[[populations]]", f"name = {json.dumps(CHECK)}"]
         lines += [f"games = {_whole(games, deal)}", f"strategies = {json.dumps(list(check))}"]
     return "\n".join(lines) + "\n"
@@ -142,7 +150,7 @@ def _question(design: Design) -> str:
 
 
 def _flags(flags: dict[str, Any]) -> list[str]:
-    return [f"{k} = {json.dumps(list(v) if isinstance(v, tuple) else v)}" for k, v in flags.items()]
+    return [f"{k} = {json.dumps(v)}" for k, v in json_flags(flags).items()]
 
 
 def words(flags: dict[str, Any]) -> str:
@@ -220,10 +228,11 @@ def judge(
         missed = True
         notes.append("no objective better than today's rules beyond doubt")
     verdict = "does not hold up" if missed else "not settled" if unsettled else "holds up"
-    return {"name": cand.name, "arm": arm, "flags": {k: list(v) if isinstance(v, tuple) else v
-            for k, v in cand.flags.items()}, "words": words(cand.flags), "verdict": verdict,
-            "notes": notes, "changes": changes, "figures": figures,
-            "search": {k: e.mean for k, e in cand.estimates.items()}}  # fmt: skip
+    return {
+        "name": cand.name, "arm": arm, "flags": json_flags(cand.flags), "words": words(cand.flags),
+        "verdict": verdict, "notes": notes, "changes": changes, "figures": figures,
+        "search": {k: e.mean for k, e in cand.estimates.items()},
+    }  # fmt: skip
 
 
 def change(design: Design, objective: Objective, base: dict[str, Any], cell: dict[str, Any]) -> str:

@@ -130,8 +130,9 @@ def front_figure(design: Design, result: dict[str, Any], path: Path) -> bool:
                        label=label, zorder=3 if key == "base" else 2)  # fmt: skip
     if conf:
         searched = {r["name"]: r for r in rows}
-        base_flags = {k.flag: getattr(design.base_rules, k.flag) for k in design.knobs}
-        points = [("today's rules (confirmed)", conf["base"], base_flags, None, "black", "s")]
+        points = [
+            ("today's rules (confirmed)", conf["base"], design.base_flags, None, "black", "s")
+        ]
         points += [("confirmed on fresh deals", c["figures"], c["flags"], c["name"],
                     COLOURS["orange"], "D") for c in conf["candidates"]]  # fmt: skip
         shown: set[str] = set()

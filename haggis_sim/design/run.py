@@ -20,7 +20,7 @@ from ..experiment.summary import json_default
 from .confirm import NAMES, confirm, front, headline
 from .page import FIGURE, cell_text, design_page, front_figure, write_candidates
 from .search import Candidate, Say, candidate_name, losses, quantities, search
-from .spec import Design, quantity
+from .spec import Design, json_flags, quantity
 
 MARKER = ".haggis-sim-design.json"
 OWN_FILES = ("design.toml", "design.json", "design.md", "index.html", FIGURE)
@@ -72,13 +72,14 @@ def run_design(design: Design, out: Path, jobs: int = 0, log: Say | None = None)
     outputs.replace_file(out / MARKER, json.dumps(marker, indent=2) + "\n")
     if design.text:
         outputs.replace_file(out / "design.toml", design.text)
-    say(f"searching {len(design.knobs)} knob(s) in {design.budget.trials} trials of at most "
-        f"{design.budget.games:,} games, on common deals")  # fmt: skip
+    knobs = ", ".join(k.flag for k in design.knobs)
+    say(f"searching {knobs}: {design.budget.trials} settings of at most "
+        f"{design.budget.games:,} games each, on common deals")  # fmt: skip
     played, _ = search(design, out, jobs, say)
     searched = time.perf_counter() - t0
     chosen = front(design, played)
-    base_flags = {k.flag: getattr(design.base_rules, k.flag) for k in design.knobs}
-    base = next((c for c in played if c.name == candidate_name(base_flags) and c.full), None)
+    today = candidate_name(design.base_flags)
+    base = next((c for c in played if c.name == today and c.full), None)
     result: dict[str, Any] = {
         "name": design.name, "question": design.question, "players": design.players,
         "rules": design.rules, "strategies": list(design.strategies),
@@ -104,11 +105,13 @@ def run_design(design: Design, out: Path, jobs: int = 0, log: Say | None = None)
 
 
 def _row(design: Design, cand: Candidate) -> dict[str, Any]:
-    flags = {k: list(v) if isinstance(v, tuple) else v for k, v in cand.flags.items()}
-    return {"name": cand.name, "flags": flags, "games": cand.games, "pruned": cand.pruned,
-            "estimates": {k: {"mean": e.mean, "low": e.low, "high": e.high}
-                          for k, e in cand.estimates.items()},
-            "losses": [v for v, _, _ in losses(design, cand)]}  # fmt: skip
+    return {
+        "name": cand.name, "flags": json_flags(cand.flags), "games": cand.games,
+        "pruned": cand.pruned,
+        "estimates": {k: {"mean": e.mean, "low": e.low, "high": e.high}
+                      for k, e in cand.estimates.items()},
+        "losses": [v for v, _, _ in losses(design, cand)],
+    }  # fmt: skip
 
 
 def design_markdown(design: Design, result: dict[str, Any]) -> str:

@@ -200,7 +200,7 @@ def search(design: Design, out: Path, jobs: int, say: Say) -> tuple[list[Candida
         n_startup_trials=min(10, max(2, design.budget.trials // 3)),
     )
     study = optuna.create_study(directions=["minimize"] * len(design.objectives), sampler=sampler)
-    base = {k.flag: getattr(design.base_rules, k.flag) for k in design.knobs}
+    base = design.base_flags
     if all(base[k.flag] in k.choices for k in design.knobs):  # today's rules come first
         study.enqueue_trial({k.flag: _key(base[k.flag]) for k in design.knobs})
     plan = _Plan(design, rungs(design), out, jobs, say)

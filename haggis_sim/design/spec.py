@@ -23,6 +23,7 @@ from pydantic.dataclasses import dataclass
 
 from ..experiment.arms import strategy_list
 from ..experiment.balance import QUANTITIES, Quantity
+from ..experiment.populations import sizing_keys
 from ..experiment.schema import (
     RECORD,
     ExperimentError,
@@ -223,15 +224,20 @@ class Budget(Table):
 @dataclass(frozen=True, config=RECORD)
 class Confirm(Table):
     """The re-play of the best ``candidates`` on fresh deals, ``games`` games each, with
-    the base rules beside them on the same deals; with ``check``, the same arms once more
-    with those strategies in the seats (``check_games`` games each, default ``games``),
-    to see whether the answer holds for other players."""
+    the base rules beside them on the same deals; with ``precision`` (the 95% half-width
+    to reach on the first objective's quantity, a rate as a fraction), ``games`` is the
+    first batch and the arms grow, up to ``budget`` games each, until it is reached (the
+    experiment's sizing); with ``check``, the same arms once more with those strategies in
+    the seats (``check_games`` games each, default ``games``), to see whether the answer
+    holds for other players."""
 
-    SHOWN = ("games", "candidates", "check", "check_games")
+    SHOWN = ("games", "candidates", "precision", "budget", "check", "check_games")
     REQUIRED = ("games",)
 
     games: int
     candidates: int = 3
+    precision: float | None = None
+    budget: int | None = None
     check: Annotated[
         tuple[str, ...], Listed,
         Says("'check' must be a list of strategy specs (the seats), got {value!r}"),
@@ -321,6 +327,8 @@ class Design(Table):
             for i, t in enumerate(table.get("constraints", []))
         )
         confirm = validate(Confirm, table["confirm"], "")
+        metric = QUANTITY[objectives[0].quantity].metric  # the confirmation's question
+        sizing_keys(confirm.precision, confirm.budget, confirm.games, metric, "[confirm] ")
         for players, key in ((strategies, "strategies"), (confirm.check, "[confirm] 'check'")):
             stronger = len(players) > 1 and players[0] not in players[1:]
             for q in [o.quantity for o in objectives] + [c.quantity for c in constraints]:
@@ -345,6 +353,12 @@ class Design(Table):
         """The rules every candidate changes only in its knobs."""
         return Rules.preset(self.rules, players=self.players, **_typed(self.rule))
 
+    @property
+    def base_flags(self) -> dict[str, Any]:
+        """The knobs' values under the base rules (today's setting)."""
+        rules = self.base_rules
+        return {k.flag: getattr(rules, k.flag) for k in self.knobs}
+
     def candidate_rules(self, flags: dict[str, Any]) -> Rules:
         """The base rules with ``flags`` (knob values) over them; ExperimentError when the
         rules refuse the combination."""
@@ -354,6 +368,11 @@ class Design(Table):
     def deal_games(self) -> int:
         """Games per whole deal (every seating of the strategies once)."""
         return games_per_deal("rotate", self.players, len(self.strategies))
+
+
+def json_flags(flags: dict[str, Any]) -> dict[str, Any]:
+    """Knob values as a JSON or TOML record holds them (a listed flag's tuple as a list)."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in flags.items()}
 
 
 def _where(kind: str, table: dict[str, Any], index: int) -> str:

@@ -263,3 +263,25 @@ def test_a_candidate_is_judged_against_todays_rules_on_the_fresh_deals() -> None
     cells[("first_lead_win", "c")] = _cell(0.36, 0.35, 0.37, (-0.01, 0.01))
     verdict = judge(design, cand, "c", cells)
     assert verdict["verdict"] == "does not hold up" and "no objective better" in verdict["notes"][0]
+
+
+def test_the_confirmation_is_sized_to_the_precision_asked_for() -> None:
+    """[confirm] precision and budget become the confirmation experiment's sizing of the
+    first objective's quantity (for the design's players only, with a check); a budget
+    without a precision is refused before anything is played."""
+    from haggis_sim.design.confirm import confirm_toml
+    from haggis_sim.experiment import parse_experiment
+
+    cand = Candidate("out_points=7", {"out_points": 7}, 600, {}, "")
+    confirm = {"games": 400, "precision": 0.05, "budget": 4000}
+    design = parse_design({**BASE, "confirm": confirm})
+    exp = parse_experiment(tomllib.loads(confirm_toml(design, [cand], None)))
+    assert (exp.games, exp.precision, exp.budget) == (400, 0.05, 4000)
+    checked = parse_design({**BASE, "confirm": {**confirm, "check": ["heuristic"]}})
+    exp = parse_experiment(tomllib.loads(confirm_toml(checked, [cand], None)))
+    assert exp.precision is None
+    assert [(p.name, p.precision, p.budget) for p in exp.populations] == [
+        ("players", 0.05, 4000), ("check", None, None)
+    ]  # fmt: skip
+    with pytest.raises(ExperimentError, match=r"\[confirm\] 'budget' goes with 'precision'"):
+        parse_design({**BASE, "confirm": {"games": 400, "budget": 4000}})
