@@ -41,6 +41,7 @@ def design(
 
     from ..experiment import ExperimentError
     from ..report import is_interrupt
+    from ..runner.chunk import StrategyActionError
 
     if jobs < 0:
         raise fail(f"--jobs must be 0 (all cores) or more, got {jobs}")
@@ -57,6 +58,9 @@ def design(
         )
     except InputError as exc:
         raise fail(str(exc)) from None
+    except StrategyActionError as exc:
+        typer.echo(f"error: {exc}; finished runs and chunks are kept", err=True)
+        raise typer.Exit(code=1) from None
     except OSError as exc:
         raise fail(f"cannot write {exc.filename or out_dir}: {exc.strerror or exc}") from None
     except (KeyboardInterrupt, RuntimeError) as exc:

@@ -285,3 +285,23 @@ def test_the_confirmation_is_sized_to_the_precision_asked_for() -> None:
     ]  # fmt: skip
     with pytest.raises(ExperimentError, match=r"\[confirm\] 'budget' goes with 'precision'"):
         parse_design({**BASE, "confirm": {"games": 400, "budget": 4000}})
+
+
+def test_a_strategy_that_plays_an_illegal_action_ends_the_design_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plug-in strategy's illegal action stops the search as it stops a run: one
+    ``error:`` line naming it, exit 1, what was played kept for the rerun."""
+    import haggis_sim.design.run as design_run
+    from haggis_sim.runner.chunk import StrategyActionError
+
+    def cheat(*_args: Any, **_kw: Any) -> None:
+        raise StrategyActionError("strategy 'cheat' returned an illegal action 7 in game 3")
+
+    monkeypatch.setattr(design_run, "run_design", cheat)
+    path = tmp_path / "d.toml"
+    path.write_text(_toml(BASE))
+    res = invoke("design", str(path), "--out", str(tmp_path / "out"))
+    assert res.exit_code == 1 and "Traceback" not in res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: strategy 'cheat'"), res.stderr
