@@ -270,8 +270,9 @@ def _confirm_note(design: Design, conf: dict[str, Any]) -> str:
         f"(seed {conf['seed']}; the search used {design.seed}); each figure with its 95% "
         "interval (clustered by deal), Δ the candidate minus today's rules paired deal by "
         "deal. A candidate holds up when every constraint's interval lies within its bounds "
-        "and no objective is worse than the search measured beyond doubt; only these games "
-        "are results, since the search's own figures favour the settings it picked."
+        "and some objective is better than under today's rules beyond doubt (for a fair or "
+        "near aim: nearer it at both ends of the interval); only these games are results, "
+        "since the search's own figures favour the settings it picked."
     )
 
 

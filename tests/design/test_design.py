@@ -133,6 +133,7 @@ def test_the_search_finds_a_sweeps_optimum_with_fewer_games_and_confirms_it(
     page = (out / "index.html").read_text()
     assert html.escape(result["headline"], quote=True) in page
     assert "fig-front.png" in page and (out / "fig-front.png").stat().st_size > 10_000
+    assert "some objective is better than under today&#x27;s rules beyond doubt" in page
     replay = load_experiment(out / "candidates" / "candidate-1.toml")  # replayable as is
     assert replay.seed == design.seed + 1 and replay.arms[1].rules.out_points == value
     # run again: nothing is replayed, the same result comes back
