@@ -112,9 +112,7 @@ class Rules:
             if not _is_int(v) or not lo <= v <= hi:
                 raise InputError(f"rule flag {name} must be an integer {lo}..{hi}; got {v!r}")
         faces = self.face_points
-        if not (
-            isinstance(faces, tuple) and len(faces) == 3 and all(_is_int(v) for v in faces)
-        ) or not all(0 <= v <= 100 for v in faces):
+        if not _three_ints(faces, 0, 100):
             raise InputError(
                 f"face_points must be three integers 0..100 (a J, Q and K); got {faces!r}"
             )
@@ -130,9 +128,7 @@ class Rules:
         strictly increasing (a bet's points name its kind), the published value for a
         bet the rules do not offer (it would be silently ignored)."""
         points = self.bet_points
-        if not (
-            isinstance(points, tuple) and len(points) == 3 and all(_is_int(v) for v in points)
-        ) or not all(1 <= v <= 255 for v in points):
+        if not _three_ints(points, 1, 255):
             raise InputError(
                 "bet_points must be three integers 1..255 (a Baby, Little and Big bet); "
                 f"got {points!r}"
@@ -234,6 +230,15 @@ class Rules:
         a[L.R_FACE_POINTS : L.R_FACE_POINTS + 3] = self.face_points
         a[L.R_BET_POINTS : L.R_BET_POINTS + 3] = self.bet_points
         return a
+
+
+def _three_ints(value: Any, lo: int, hi: int) -> bool:
+    """``value`` is a tuple of three whole numbers, each from ``lo`` to ``hi``."""
+    return (
+        isinstance(value, tuple)
+        and len(value) == 3
+        and all(_is_int(v) and lo <= v <= hi for v in value)
+    )
 
 
 def _is_int(value: Any) -> bool:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from ..experiment import parse_experiment, run_experiment
 from ..experiment.labels import short_spec
 from ..runner.seating import games_per_deal
 from .search import Candidate, Say, aim_of, losses, quantities, violations
-from .spec import Design, Objective, json_flags, quantity
+from .spec import Design, Objective, json_flags, quantity, whole_deals
 
 MAX_SEED = 2**63 - 1
 PLAYERS, CHECK = "players", "check"  # the confirmation's populations with [confirm] check
@@ -101,7 +102,7 @@ def confirm_toml(
         f"# haggis-sim experiment: design {design.name!r} confirmed on fresh deals",
         f"name = {json.dumps(name or design.name + '-confirm')}",
         f"question = {json.dumps(_question(design))}",
-        f"games = {_whole(design.confirm.games, design.deal_games)}",
+        f"games = {whole_deals(design.confirm.games, design.deal_games)}",
         f"seed = {fresh_seed(design)}",
         f"players = {design.players}",
         f"rules = {json.dumps(design.rules)}",
@@ -116,7 +117,7 @@ def confirm_toml(
         lines += ["", "[rule]", *_flags(design.rule)]
     lines += ["", "[[arms]]", 'name = "base"', f"label = {json.dumps('today: ' + design.rules)}"]
     for i, cand in enumerate(chosen):
-        lines += ["", "[[arms]]", f'name = "candidate-{first_number + i}"']
+        lines += ["", "[[arms]]", f"name = {json.dumps(arm_name(first_number + i))}"]
         lines += [f"label = {json.dumps(words(cand.flags))}", "[arms.rule]", *_flags(cand.flags)]
     sizing = []
     if design.confirm.precision is not None:
@@ -129,17 +130,12 @@ def confirm_toml(
         check = design.confirm.check
         games = design.confirm.check_games or design.confirm.games
         deal = games_per_deal("rotate", design.players, len(check))
-        first_batch = _whole(design.confirm.games, design.deal_games)
+        first_batch = whole_deals(design.confirm.games, design.deal_games)
         lines += ["", "[[populations]]", f"name = {json.dumps(PLAYERS)}",
                   f"games = {first_batch}", *sizing]  # fmt: skip
         lines += ["", "[[populations]]", f"name = {json.dumps(CHECK)}"]
-        lines += [f"games = {_whole(games, deal)}", f"strategies = {json.dumps(list(check))}"]
+        lines += [f"games = {whole_deals(games, deal)}", f"strategies = {json.dumps(list(check))}"]
     return "\n".join(lines) + "\n"
-
-
-def _whole(games: int, deal: int) -> int:
-    """``games`` rounded up to whole deals."""
-    return -(-games // deal) * deal
 
 
 def _question(design: Design) -> str:
@@ -153,11 +149,24 @@ def _flags(flags: dict[str, Any]) -> list[str]:
     return [f"{k} = {json.dumps(v)}" for k, v in json_flags(flags).items()]
 
 
+def arm_name(number: int) -> str:
+    """The confirmation experiment's arm of the ``number``-th candidate (from 1)."""
+    return f"candidate-{number}"
+
+
+def flag_text(value: Any) -> Any:
+    """A knob value as a person reads it: a list's values joined by commas."""
+    return ",".join(map(str, value)) if isinstance(value, list | tuple) else value
+
+
 def words(flags: dict[str, Any]) -> str:
     """A knob setting in words: ``out_points 4, target_score 300``."""
-    return ", ".join(
-        f"{k} {','.join(map(str, v)) if isinstance(v, tuple) else v}" for k, v in flags.items()
-    )
+    return ", ".join(f"{k} {flag_text(v)}" for k, v in flags.items())
+
+
+def players_words(strategies: Iterable[str]) -> str:
+    """Who played, as a person writes it: ``mcts and learned``."""
+    return " and ".join(dict.fromkeys(short_spec(s) for s in strategies))
 
 
 def confirm(
@@ -174,11 +183,11 @@ def confirm(
     result: dict[str, Any] = {
         "experiment": "confirm", "seed": fresh_seed(design), "games": exp.games,
         "base": _figures(design, cells, "base"),
-        "candidates": [judge(design, c, f"candidate-{i + 1}", cells) for i, c in enumerate(chosen)],
+        "candidates": [judge(design, c, arm_name(i), cells) for i, c in enumerate(chosen, start=1)],
     }  # fmt: skip
     if design.confirm.check:
         check = groups[CHECK]
-        arms = [f"candidate-{i + 1}" for i in range(len(chosen))]
+        arms = [arm_name(i) for i in range(1, len(chosen) + 1)]
         result["check"] = {
             "strategies": list(design.confirm.check),
             "games": exp.populations[1].games,
@@ -277,7 +286,7 @@ def headline(design: Design, result: dict[str, Any]) -> str:
     )
     check = result.get("check")
     if check:
-        who = " and ".join(dict.fromkeys(short_spec(s) for s in check["strategies"]))
+        who = players_words(check["strategies"])
         text += (
             f" With {who} players: "
             + changes_in_words(design, check["base"], check["candidates"][held[0]])

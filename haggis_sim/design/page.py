@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..analytics.compare import RATE_METRICS, fmt_interval, fmt_value
+from ..analytics.compare import RATE_METRICS, fmt_value
+from ..experiment.balance import cell_words
 from ..pages import render
 from ..report.style import COLOURS, pyplot
-from .confirm import NAMES, confirm_toml
+from .confirm import NAMES, arm_name, confirm_toml, flag_text, players_words
 from .search import Candidate, aim_of, quantities
 from .spec import Design, quantity
 
@@ -41,8 +42,8 @@ def write_candidates(
     (out / "candidates").mkdir(exist_ok=True)
     names = []
     for i, cand in enumerate(chosen, start=1):
-        name = f"candidates/candidate-{i}.toml"
-        text = confirm_toml(design, [cand], base, f"{design.name}-candidate-{i}", first_number=i)
+        name = f"candidates/{arm_name(i)}.toml"
+        text = confirm_toml(design, [cand], base, f"{design.name}-{arm_name(i)}", first_number=i)
         replace_file(out / name, text)
         names.append(name)
     return names
@@ -83,10 +84,10 @@ class _Plane:
     def knob_x(self, flags: dict[str, Any]) -> float:
         """The first knob's value in ``flags`` as a position on the x axis."""
         knob = self.design.knobs[0]
-        value = _flag_value(flags[knob.flag])
+        value = flag_text(flags[knob.flag])
         if self.numeric:
             return float(value)
-        return float([_flag_value(v) for v in knob.choices].index(value))
+        return float([flag_text(v) for v in knob.choices].index(value))
 
     def point(self, figures: dict[str, Any], flags: dict[str, Any]) -> tuple[float, float]:
         """A setting's (x, y) from its quantities' figures (``mean`` each)."""
@@ -156,7 +157,7 @@ def front_figure(design: Design, result: dict[str, Any], path: Path) -> bool:
     ax.set_xlabel(_label(plane.kx) if plane.kx else knob.flag)
     ax.set_ylabel(_label(plane.ky))
     if plane.kx is None and not plane.numeric:
-        ax.set_xticks(range(len(knob.choices)), [str(_flag_value(v)) for v in knob.choices])
+        ax.set_xticks(range(len(knob.choices)), [str(flag_text(v)) for v in knob.choices])
     ax.legend(fontsize=7, loc="best")
     from ..report.figures import save
 
@@ -165,71 +166,28 @@ def front_figure(design: Design, result: dict[str, Any], path: Path) -> bool:
     return True
 
 
-def _flag_value(value: Any) -> Any:
-    return ",".join(map(str, value)) if isinstance(value, list | tuple) else value
-
-
 def design_page(design: Design, result: dict[str, Any], figure: bool, replays: list[str]) -> str:
     """The page's HTML (template ``design.html.j2``)."""
-    keys = quantities(design)
     conf = result.get("confirm")
     confirmed = None
     check = None
     if conf:
-        header = ["rules", "verdict", *(_label(k) for k in keys)]
-        rows = [
-            {
-                "tone": "base",
-                "cells": [
-                    f"today ({design.rules})",
-                    "–",
-                    *(cell_text(k, conf["base"][k]) for k in keys),
-                ],
-            }
-        ]
-        for row in conf["candidates"]:
-            verdict = row["verdict"] + (f": {'; '.join(row['notes'])}" if row["notes"] else "")
-            rows.append(
-                {
-                    "tone": TONES[row["verdict"]],
-                    "cells": [
-                        row["words"],
-                        verdict,
-                        *(cell_text(k, row["figures"][k]) for k in keys),
-                    ],
-                }
-            )
-        confirmed = {
-            "header": header,
-            "rows": rows,
-            "note": _confirm_note(design, conf),
-        }
+        header, rows = confirmed_table(design, conf)
+        confirmed = {"header": header, "rows": rows, "note": _confirm_note(design, conf)}
         if "check" in conf:
             c = conf["check"]
+            check_header, check_rows = check_table(design, conf)
             check = {
-                "who": _who(c["strategies"]),
+                "who": players_words(c["strategies"]),
                 "note": f"{c['games']:,} games per arm on the same fresh deals, the same rules.",
-                "header": ["rules", *(_label(k) for k in keys)],
-                "rows": [[f"today ({design.rules})", *(cell_text(k, c["base"][k]) for k in keys)]]
-                + [
-                    [row["words"], *(cell_text(k, figs[k]) for k in keys)]
-                    for row, figs in zip(conf["candidates"], c["candidates"], strict=True)
-                ],
+                "header": check_header,
+                "rows": check_rows,
             }
-    search = result["search"]
-    search_rows = [
-        [
-            r["name"],
-            f"{r['games']:,}",
-            *(fmt_value(quantity(k).metric, r["estimates"][k]["mean"]) for k in keys),
-            r["pruned"] or "–",
-        ]
-        for r in search["candidates"]
-    ]
+    search_header, search_rows = search_table(design, result["search"])
     budget = design.budget
     flags = ", ".join(f"{k} = {v}" for k, v in design.rule.items())
     meta = (
-        f"{design.players} players ({_who(design.strategies)}), rules {design.rules}"
+        f"{design.players} players ({players_words(design.strategies)}), rules {design.rules}"
         f"{' with ' + flags if flags else ''}; "
         f"knobs {', '.join(k.flag for k in design.knobs)}; budget {budget.trials} settings of at "
         f"most {budget.games:,} games; search seed {design.seed}."
@@ -245,9 +203,9 @@ def design_page(design: Design, result: dict[str, Any], figure: bool, replays: l
         check=check,
         replays=replays,
         search={
-            "count": len(search["candidates"]),
-            "games": search["games"],
-            "header": ["setting", "games", *(_label(k) for k in keys), "stopped"],
+            "count": len(result["search"]["candidates"]),
+            "games": result["search"]["games"],
+            "header": search_header,
             "rows": search_rows,
             "note": (
                 "Every setting the search played, on the same deals (seed "
@@ -264,9 +222,45 @@ def design_page(design: Design, result: dict[str, Any], figure: bool, replays: l
     )
 
 
+def confirmed_table(design: Design, conf: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
+    """The confirmation table: its header, and per row (today's rules first, then each
+    candidate) its tone (``base`` or the verdict's) and its cells."""
+    keys = quantities(design)
+    header = ["rules", "verdict", *(_label(k) for k in keys)]
+    base = [f"today ({design.rules})", "–", *(cell_text(k, conf["base"][k]) for k in keys)]
+    rows = [{"tone": "base", "cells": base}]
+    for row in conf["candidates"]:
+        verdict = row["verdict"] + (f": {'; '.join(row['notes'])}" if row["notes"] else "")
+        cells = [row["words"], verdict, *(cell_text(k, row["figures"][k]) for k in keys)]
+        rows.append({"tone": TONES[row["verdict"]], "cells": cells})
+    return header, rows
+
+
+def check_table(design: Design, conf: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The check players' table: today's rules, then each candidate, on the same deals."""
+    keys, check = quantities(design), conf["check"]
+    rows = [[f"today ({design.rules})", *(cell_text(k, check["base"][k]) for k in keys)]]
+    for row, figures in zip(conf["candidates"], check["candidates"], strict=True):
+        rows.append([row["words"], *(cell_text(k, figures[k]) for k in keys)])
+    return ["rules", *(_label(k) for k in keys)], rows
+
+
+def search_table(design: Design, search: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The search's table: per setting, in the order played, its games, each quantity's
+    estimate on the common deals and why it was stopped early."""
+    keys = quantities(design)
+    rows = [
+        [r["name"], f"{r['games']:,}",
+         *(fmt_value(quantity(k).metric, r["estimates"][k]["mean"]) for k in keys),
+         r["pruned"] or "–"]
+        for r in search["candidates"]
+    ]  # fmt: skip
+    return ["setting", "games", *(_label(k) for k in keys), "stopped"], rows
+
+
 def _confirm_note(design: Design, conf: dict[str, Any]) -> str:
     return (
-        f"{conf['games']:,} games per arm with {_who(design.strategies)} on fresh deals "
+        f"{conf['games']:,} games per arm with {players_words(design.strategies)} on fresh deals "
         f"(seed {conf['seed']}; the search used {design.seed}); each figure with its 95% "
         "interval (clustered by deal), Δ the candidate minus today's rules paired deal by "
         "deal. A candidate holds up when every constraint's interval lies within its bounds "
@@ -274,12 +268,6 @@ def _confirm_note(design: Design, conf: dict[str, Any]) -> str:
         "near aim: nearer it at both ends of the interval); only these games are results, "
         "since the search's own figures favour the settings it picked."
     )
-
-
-def _who(strategies: Any) -> str:
-    from ..experiment.labels import short_spec
-
-    return " and ".join(dict.fromkeys(short_spec(s) for s in strategies))
 
 
 def _figure_note(design: Design) -> str:
@@ -297,15 +285,6 @@ def _figure_note(design: Design) -> str:
 
 
 def cell_text(key: str, cell: dict[str, Any]) -> str:
-    """A confirmed figure in words: value [interval]; Δ from today [interval]."""
-    metric = quantity(key).metric
-    if cell.get("mean") is None:
-        return "–"
-    text = f"{fmt_value(metric, cell['mean'])} [{fmt_interval(metric, cell['low'], cell['high'])}]"
-    d = cell.get("vs_first")
-    if d and d.get("low") is not None:
-        text += (
-            f"; Δ {fmt_value(metric, d['diff'], signed=True)} "
-            f"[{fmt_interval(metric, d['low'], d['high'], signed=True)}]"
-        )
-    return text
+    """A confirmed figure of quantity ``key`` in words, as the balance table words it:
+    value [interval]; Δ from today [interval]."""
+    return cell_words(quantity(key).metric, cell)

@@ -14,13 +14,20 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__, outputs
-from ..analytics.compare import fmt_value
 from ..experiment.schema import ExperimentError
-from ..experiment.summary import json_default
-from .confirm import NAMES, confirm, front, headline
-from .page import FIGURE, cell_text, design_page, front_figure, write_candidates
-from .search import Candidate, Say, candidate_name, losses, quantities, search
-from .spec import Design, json_flags, quantity
+from ..experiment.summary import json_default, markdown_table
+from .confirm import confirm, front, headline, players_words
+from .page import (
+    FIGURE,
+    check_table,
+    confirmed_table,
+    design_page,
+    front_figure,
+    search_table,
+    write_candidates,
+)
+from .search import Candidate, Say, candidate_name, losses, search
+from .spec import Design, json_flags
 
 MARKER = ".haggis-sim-design.json"
 OWN_FILES = ("design.toml", "design.json", "design.md", "index.html", FIGURE)
@@ -115,11 +122,12 @@ def _row(design: Design, cand: Candidate) -> dict[str, Any]:
 
 
 def design_markdown(design: Design, result: dict[str, Any]) -> str:
-    """``design.md``: the answer in words, the confirmation table, then the search."""
+    """``design.md``: the answer in words, the confirmation table, then the search (the
+    page's tables, :func:`.page.confirmed_table` and :func:`.page.search_table`)."""
     lines = [f"# {design.name}", "", design.question.strip(), "", f"**{result['headline']}**", ""]
-    keys = quantities(design)
     conf = result.get("confirm")
     if conf:
+        header, rows = confirmed_table(design, conf)
         lines += [
             f"## Confirmed on fresh deals ({conf['games']:,} games per arm, seed {conf['seed']})",
             "",
@@ -127,16 +135,12 @@ def design_markdown(design: Design, result: dict[str, Any]) -> str:
             "deal by deal. Only these games are results: the search's own figures favour the "
             "candidates it picked.",
             "",
-            "| rules | verdict | " + " | ".join(NAMES[k] for k in keys) + " |",
-            "|---|---|" + "---|" * len(keys),
-            f"| today ({design.rules}) | – | "
-            + " | ".join(cell_text(k, conf["base"][k]) for k in keys)
-            + " |",
+            *markdown_table(header, [row["cells"] for row in rows]),
         ]
-        for row in conf["candidates"]:
-            note = f" ({'; '.join(row['notes'])})" if row["notes"] else ""
-            cells = " | ".join(cell_text(k, row["figures"][k]) for k in keys)
-            lines.append(f"| {row['words']} | {row['verdict']}{note} | {cells} |")
+        if "check" in conf:
+            who = players_words(conf["check"]["strategies"])
+            lines += ["", f"### The same candidates with {who}", "",
+                      *markdown_table(*check_table(design, conf))]  # fmt: skip
         lines += ["", "Replay: `haggis-sim experiment confirm/experiment.toml`", ""]
     search = result["search"]
     lines += [
@@ -144,12 +148,6 @@ def design_markdown(design: Design, result: dict[str, Any]) -> str:
         "",
         "On common deals; a setting stopped early could not reach the front.",
         "",
-        "| setting | games | " + " | ".join(NAMES[k] for k in keys) + " | stopped |",
-        "|---|---:|" + "---|" * len(keys) + "---|",
+        *markdown_table(*search_table(design, search)),
     ]
-    for cand in search["candidates"]:
-        shown = " | ".join(
-            fmt_value(quantity(k).metric, cand["estimates"][k]["mean"]) for k in keys
-        )
-        lines.append(f"| {cand['name']} | {cand['games']:,} | {shown} | {cand['pruned'] or '–'} |")
     return "\n".join(lines) + "\n"

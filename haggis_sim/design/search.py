@@ -36,7 +36,7 @@ from ..experiment.schema import ExperimentError
 from ..logs.manifest import MANIFEST, read_manifest
 from ..rules import Rules
 from ..runner.run import RunConfig, execute, extend
-from .spec import Design, Knob, Objective, quantity
+from .spec import Design, Knob, Objective, quantity, whole_deals
 
 if TYPE_CHECKING:
     import optuna
@@ -81,15 +81,11 @@ def rungs(design: Design) -> list[int]:
     budget's ``first_games``, else a ninth of ``games``), three times as many each rung,
     and ``games`` last."""
     deal = design.deal_games
-
-    def whole(games: float) -> int:
-        return max(deal, math.ceil(games / deal) * deal)
-
-    last = whole(design.budget.games)
-    first = whole(design.budget.first_games or design.budget.games / GROWTH**2)
+    last = whole_deals(design.budget.games, deal)
+    first = whole_deals(design.budget.first_games or design.budget.games / GROWTH**2, deal)
     counts = [min(first, last)]
     while counts[-1] < last:
-        counts.append(min(whole(counts[-1] * GROWTH), last))
+        counts.append(min(whole_deals(counts[-1] * GROWTH, deal), last))
     return counts
 
 

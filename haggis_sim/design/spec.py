@@ -370,6 +370,11 @@ class Design(Table):
         return games_per_deal("rotate", self.players, len(self.strategies))
 
 
+def whole_deals(games: float, deal: int) -> int:
+    """``games`` rounded up to whole deals of ``deal`` games each (one deal at least)."""
+    return max(deal, math.ceil(games / deal) * deal)
+
+
 def json_flags(flags: dict[str, Any]) -> dict[str, Any]:
     """Knob values as a JSON or TOML record holds them (a listed flag's tuple as a list)."""
     return {k: list(v) if isinstance(v, tuple) else v for k, v in flags.items()}

@@ -49,7 +49,7 @@ from ..runner.seating import base_entries
 from .arms import Arm
 from .separation import num
 from .spec import Experiment, population_experiment
-from .summary import nan_to_none
+from .summary import markdown_table, nan_to_none
 
 
 @dataclass(frozen=True)
@@ -168,7 +168,7 @@ def quantity_fair(q: Quantity, players: int, entries: int) -> float | None:
     return 1 - fair if q.mirrored and fair is not None else fair
 
 
-def _text(metric: str, cell: dict[str, Any], first: bool) -> str:
+def cell_words(metric: str, cell: dict[str, Any], first: bool = False) -> str:
     """A cell in words: the value and its interval, for an arm after the first also its
     difference from the first arm and that difference's interval."""
     if cell["mean"] is None:
@@ -194,7 +194,7 @@ def balance_rows(table: dict[str, Any], group: dict[str, Any]) -> tuple[list[str
     rows = [
         [
             table["quantities"][row["quantity"]],
-            *(_text(row["metric"], c, c["arm"] == first) for c in row["cells"]),
+            *(cell_words(row["metric"], c, c["arm"] == first) for c in row["cells"]),
         ]
         for row in group["rows"]
     ]
@@ -214,8 +214,7 @@ def balance_markdown(table: dict[str, Any] | None) -> list[str]:
         header, rows = balance_rows(table, group)
         if group["population"]:
             lines += ["", f"### Balance in {_group_title(group)}"]
-        lines += ["", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        lines += ["", *markdown_table(header, rows)]
     return [*lines, ""]
 
 

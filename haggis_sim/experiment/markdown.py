@@ -15,6 +15,7 @@ from .bottom_line import bottom_line
 from .ladder import LADDER_NOTE, rung_rows
 from .spec import short_spec
 from .studies import studies_markdown
+from .summary import markdown_table
 from .verdicts import ROW_HEADER, best_line, fair_sentence, metric_words, result_rows
 
 
@@ -69,8 +70,7 @@ def arms_markdown(summary: dict[str, Any]) -> list[str]:
 def metric_markdown(summary: dict[str, Any], metric: str) -> list[str]:
     """One population's table of a metric (see :func:`result_rows`) and, for a metric with
     a fair value, the fair-share sentence under it."""
-    lines = ["| " + " | ".join(ROW_HEADER) + " |", "|" + "---|" * len(ROW_HEADER)]
-    lines += ["| " + " | ".join(row) + " |" for row in result_rows(summary, metric)]
+    lines = markdown_table(ROW_HEADER, result_rows(summary, metric))
     fair = fair_sentence(summary, metric, {a["name"]: a["name"] for a in summary["arms"]})
     if fair:
         lines += ["", fair.strip()]
@@ -142,9 +142,7 @@ def ladder_markdown(ladder_metric: dict[str, Any], metric: str) -> list[str]:
         "",
         f"**{ladder_metric['sentence']}**",
         "",
-        "| " + " | ".join(header) + " |",
-        "|" + "---|" * len(header),
-        *("| " + " | ".join(row) + " |" for row in rows),
+        *markdown_table(header, rows),
     ]
 
 

@@ -10,6 +10,7 @@ The summary is a JSON-ready dict (``summary.json``); :mod:`.verdicts` words it a
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,15 @@ def json_default(value: Any) -> Any:
     if isinstance(value, float) and math.isnan(value):
         return None
     raise TypeError(f"not JSON serializable: {value!r}")
+
+
+def markdown_table(header: list[str], rows: Iterable[list[str]]) -> list[str]:
+    """A Markdown table's lines: the header, its rule, one line per row of texts."""
+    return [
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(row) + " |" for row in rows),
+    ]
 
 
 def nan_to_none(d: dict[str, Any]) -> dict[str, Any]:
