@@ -179,7 +179,7 @@ def design_page(design: Design, result: dict[str, Any], figure: bool, replays: l
             check_header, check_rows = check_table(design, conf)
             check = {
                 "who": players_words(c["strategies"]),
-                "note": f"{c['games']:,} games per arm on the same fresh deals, the same rules.",
+                "note": f"{c['games']:,} games per rule set on the same fresh deals.",
                 "header": check_header,
                 "rows": check_rows,
             }
@@ -260,9 +260,9 @@ def search_table(design: Design, search: dict[str, Any]) -> tuple[list[str], lis
 
 def _confirm_note(design: Design, conf: dict[str, Any]) -> str:
     return (
-        f"{conf['games']:,} games per arm with {players_words(design.strategies)} on fresh deals "
-        f"(seed {conf['seed']}; the search used {design.seed}); each figure with its 95% "
-        "interval (clustered by deal), Δ the candidate minus today's rules paired deal by "
+        f"{conf['games']:,} games per rule set with {players_words(design.strategies)} on "
+        f"fresh deals (seed {conf['seed']}; the search used {design.seed}); each figure with "
+        "its 95% interval (clustered by deal), Δ the candidate minus today's rules paired deal by "
         "deal. A candidate holds up when every constraint's interval lies within its bounds "
         "and some objective is better than under today's rules beyond doubt (for a fair or "
         "near aim: nearer it at both ends of the interval); only these games are results, "
