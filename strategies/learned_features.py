@@ -17,7 +17,7 @@ import numpy as np
 from haggis_sim import kernel as K
 from haggis_sim.kernel import njit
 
-from .network import hidden_width, layer, layer_output, layer_score, layer_sums, model_length
+from .network import hidden_width, layer, layer_score, model_length
 from .simple_kernels import (
     BOMB_MODES,
     HEURISTIC_PARAMS,
@@ -422,37 +422,112 @@ def score_actions(obs, params, buf, scores):
     return n
 
 
-# ``learned`` plays the argmax of the scores, and almost every action is far from it: an
-# action's score is bounded from its linear term and bounds on each hidden unit's tanh,
-# read off a grid of tanh values (tanh is increasing, so the grid points around x bound
-# tanh(x)), and only the actions whose upper bound reaches the best lower bound are
-# scored exactly. TANH_GRID_STEP points per unit of x on [-TANH_GRID_MAX, TANH_GRID_MAX].
-TANH_GRID_STEP = 32.0
-TANH_GRID_MAX = 8.0
-TANH_GRID = np.tanh(
-    np.arange(-TANH_GRID_MAX * TANH_GRID_STEP, TANH_GRID_MAX * TANH_GRID_STEP + 1) / TANH_GRID_STEP
-)
-#: widens every bound by this share of the largest partial sum a score can reach (its
-#: linear term plus the output weights' absolute sum, plus 1): covers the grid's rounding
-#: (numpy's tanh against the kernel's, an ulp) and the rounding of the bound's sum against
-#: the score's, a few ulps of that magnitude each, whatever the model's scale
+# ``learned`` plays the argmax of the scores, and almost every action of a large decision
+# is far from it: bounds on every score come from matrix products and a rational stand-in
+# for tanh (:func:`screen_bounds`), and only the actions whose upper bound reaches the
+# best lower bound are scored exactly.
+#: widens every bound by this share of the magnitudes summed (plus 1): covers the
+#: rounding of sums added in another order (BLAS), and of the bound's own sum against the
+#: score's, a few ulps of that magnitude each, whatever the model's scale
 BOUND_MARGIN = 1e-9
 
 
-@njit(cache=True)
-def tanh_bounds(x):
-    """Bounds ``(lo, hi)`` on ``tanh(x)`` from the grid (``(-1, 1)`` for NaN)."""
-    if x != x:
-        return -1.0, 1.0
-    if x >= TANH_GRID_MAX:
-        return TANH_GRID[-1], 1.0
-    if x <= -TANH_GRID_MAX:
-        return -1.0, TANH_GRID[0]
-    # just below the grid's top, (x + max) * step rounds up to the last point's index:
-    # its interval is the last one (numba does not check indices: without the min, such
-    # an x read past the grid, a bound from whatever memory followed it)
-    i = min(int(np.floor((x + TANH_GRID_MAX) * TANH_GRID_STEP)), TANH_GRID.shape[0] - 2)
-    return TANH_GRID[i], TANH_GRID[i + 1]
+#: decisions with at least this many legal actions are screened by matrix products
+#: (BLAS) before the few near the top are scored exactly; smaller ones are scored exactly
+SCREEN_FROM = 8
+#: actions per matrix product: OpenBLAS runs products below ~10,000 terms (a vector) and
+#: ~260,000 (a matrix) on the calling thread; larger ones start threads, which in a run's
+#: worker processes compete for the cores the other workers use
+SCREEN_ROWS = 128
+#: a rational function close to tanh (Eigen's ``generic_fast_tanh``): odd numerator and
+#: even denominator coefficients in powers of x, taken at x clamped to the range below
+TANH_FIT_NUMERATOR = (4.89352455891786e-03, 6.37261928875436e-04, 1.48572235717979e-05,
+                      5.12229709037114e-08, -8.60467152213735e-11, 2.00018790482477e-13,
+                      -2.76076847742355e-16)  # fmt: skip
+TANH_FIT_DENOMINATOR = (4.89352518554385e-03, 2.26843463243900e-03, 1.18534705686654e-04,
+                        1.19825839466702e-06)  # fmt: skip
+TANH_FIT_CLAMP = 7.90531110763549805
+#: the most :func:`tanh_fit` differs from tanh anywhere (a test samples every real
+#: densely enough to prove it: the largest difference seen is ~5e-7, clamping included)
+TANH_FIT_ERROR = 4e-6
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def tanh_fit(x):
+    """tanh(x) within :data:`TANH_FIT_ERROR`, in arithmetic alone (no library call, no
+    branch), so a loop of them runs on vector instructions."""
+    x = x if x < TANH_FIT_CLAMP else TANH_FIT_CLAMP
+    x = x if x > -TANH_FIT_CLAMP else -TANH_FIT_CLAMP
+    x2 = x * x
+    a = TANH_FIT_NUMERATOR
+    p = ((((((a[6] * x2 + a[5]) * x2 + a[4]) * x2 + a[3]) * x2 + a[2]) * x2 + a[1]) * x2 + a[0]) * x
+    d = TANH_FIT_DENOMINATOR
+    return p / (((d[3] * x2 + d[2]) * x2 + d[1]) * x2 + d[0])
+
+
+@njit(cache=True, fastmath=True)
+def largest_magnitude(xs):
+    """The largest ``|x|`` in ``xs`` (finite features: the fast-math comparisons may
+    assume there is no NaN). Column by column first, a loop along each row that runs on
+    vector instructions."""
+    col = np.zeros(xs.shape[1])
+    for i in range(xs.shape[0]):
+        for j in range(xs.shape[1]):
+            a = abs(xs[i, j])
+            col[j] = a if a > col[j] else col[j]
+    big = 0.0
+    for j in range(xs.shape[1]):
+        big = col[j] if col[j] > big else big
+    return big
+
+
+@njit(cache=True, error_model="numpy")
+def screen_bounds(xs, params, off, w_in, b_in, w_out, upper, lower):
+    """Bounds on the scores of the feature rows ``xs`` (``n`` x ``F``) into ``upper``
+    and ``lower``: an estimate of each score, plus and minus what it can be off by.
+
+    The estimate takes the hidden units' sums and the linear term from matrix products
+    (BLAS, which may add the terms in another order and fused, so each sum is within
+    ``delta`` of the kernel's: :data:`BOUND_MARGIN` times a bound on the magnitudes
+    summed, ``1 + |b_k| + max|x| sum_j |W_jk|``, a relative error of 1e-9 where rounding
+    makes ~1e-14) and tanh from :func:`tanh_fit` (within :data:`TANH_FIT_ERROR`). As tanh
+    has slope at most 1, unit ``k``'s term is off by at most ``|v_k|`` times the sum of
+    the two, and the score's own rounding by :data:`BOUND_MARGIN` of its magnitude."""
+    n = xs.shape[0]
+    nh = b_in.shape[0]
+    big = largest_magnitude(xs)
+    slack = 0.0
+    out_scale = 0.0
+    for k in range(nh):
+        m = abs(b_in[k])
+        for j in range(w_in.shape[0]):
+            m += big * abs(w_in[j, k])
+        slack += abs(w_out[k]) * (BOUND_MARGIN * (1.0 + m) + TANH_FIT_ERROR)
+        out_scale += abs(w_out[k])
+    m = 0.0
+    for j in range(w_in.shape[0]):
+        m += big * abs(params[off + j])
+    slack += BOUND_MARGIN * (1.0 + m)
+    linear = np.empty(n)
+    per_unit = np.empty((nh, n))  # each unit's sums, a column per action
+    for first in range(0, n, SCREEN_ROWS):
+        last = min(n, first + SCREEN_ROWS)
+        block = xs[first:last]
+        linear[first:last] = np.dot(block, params[off : off + w_in.shape[0]])
+        sums = np.dot(block, w_in)  # a row per action: turned below, so that the loop
+        for r in range(last - first):  # over actions runs on vector instructions
+            for k in range(nh):
+                per_unit[k, first + r] = sums[r, k]
+    est = linear.copy()
+    for k in range(nh):
+        v = w_out[k]
+        bk = b_in[k]
+        for r in range(n):
+            est[r] += v * tanh_fit(per_unit[k, r] + bk)
+    for r in range(n):
+        margin = slack + BOUND_MARGIN * (1.0 + abs(linear[r]) + out_scale)
+        upper[r] = est[r] + margin
+        lower[r] = est[r] - margin
 
 
 @njit(cache=True)
@@ -462,48 +537,42 @@ def learned_act(obs, params, rng, buf):
     Every legal action is scored, bets and gives included (a play at a betting chance
     means "no bet"); ties go to the lowest index in the legal list. The stream ``rng`` is
     not drawn from: the policy is deterministic. The action is the one the scores'
-    argmax gives: an action is skipped only when a bound on its score is below a bound
-    that another action's score reaches, so the hidden layer's tanh is taken for a few
-    actions a decision rather than all (its units' sums, and each exact score, are
-    computed as :func:`score_actions` does).
+    argmax gives, each score computed as :func:`score_actions` computes it. With
+    :data:`SCREEN_FROM` actions or more, bounds on every score come first
+    (:func:`screen_bounds`), and an action is scored exactly only when its upper bound
+    reaches the best lower bound: a few a decision rather than hundreds.
     """
     n, ctx, h = decision_start(obs, params, buf)
     off, w_in, b_in, w_out = layer(params, obs[K.S_NP])
     nh = b_in.shape[0]
-    f = np.zeros(N_FEATURES)
-    units = np.empty((n, nh))
-    linear = np.empty(n)
-    upper = np.empty(n)
-    best_lower = -np.inf
-    out_scale = 0.0
-    for k in range(nh):
-        out_scale += abs(w_out[k])
+    act = np.empty(nh)
+    if n < SCREEN_FROM or nh == 0:
+        f = np.zeros(N_FEATURES)
+        best = 0
+        best_score = -np.inf
+        for i in range(n):
+            action_features(obs, ctx, buf[i], h, f)
+            s = layer_score(f, params, off, w_in, b_in, w_out, act)
+            if s > best_score:
+                best_score = s
+                best = i
+        return buf[best]
+    xs = np.empty((n, N_FEATURES))
     for i in range(n):
-        action_features(obs, ctx, buf[i], h, f)
-        s = layer_sums(f, params, off, w_in, b_in, units[i])
-        linear[i] = s
-        act = units[i]
-        lo = s
-        hi = s
-        for k in range(nh):
-            t_lo, t_hi = tanh_bounds(act[k])
-            v = w_out[k]
-            if v >= 0.0:
-                lo += v * t_lo
-                hi += v * t_hi
-            else:
-                lo += v * t_hi
-                hi += v * t_lo
-        slack = BOUND_MARGIN * (1.0 + abs(s) + out_scale)
-        upper[i] = hi + slack
-        if lo - slack > best_lower:
-            best_lower = lo - slack
+        action_features(obs, ctx, buf[i], h, xs[i])
+    upper = np.empty(n)
+    lower = np.empty(n)
+    screen_bounds(xs, params, off, w_in, b_in, w_out, upper, lower)
+    best_lower = -np.inf
+    for i in range(n):
+        if lower[i] > best_lower:
+            best_lower = lower[i]
     best = 0
     best_score = -np.inf
     for i in range(n):
         if upper[i] < best_lower:
             continue  # below a score another action reaches: not the argmax
-        s = layer_output(linear[i], w_out, units[i])
+        s = layer_score(xs[i], params, off, w_in, b_in, w_out, act)
         if s > best_score:
             best_score = s
             best = i

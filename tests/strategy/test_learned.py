@@ -35,11 +35,9 @@ from strategies.learned_features import (
     BOUND_MARGIN,
     FEATURES,
     N_FEATURES,
-    TANH_GRID,
-    TANH_GRID_MAX,
-    TANH_GRID_STEP,
+    TANH_FIT_ERROR,
     decision_features,
-    tanh_bounds,
+    tanh_fit,
 )
 from strategies.learned_model import (
     DEFAULT_MODEL,
@@ -576,47 +574,85 @@ def test_learned_plays_the_first_best_of_its_scores_for_every_model(tmp_path: Pa
             assert learned_act(obs, params, new_stream(np.int64(0)), buf) == want
 
 
-@njit
-def _tanh_and_bounds(xs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    lo = np.empty_like(xs)
-    hi = np.empty_like(xs)
-    t = np.empty_like(xs)
-    for i in range(xs.shape[0]):
-        lo[i], hi[i] = tanh_bounds(xs[i])
-        t[i] = np.tanh(xs[i])
-    return lo, hi, t
-
-
-def test_the_tanh_grid_bounds_the_kernels_tanh_closely() -> None:
-    """The bounds learned prunes by hold the kernel's own tanh at and between the grid
-    points, beyond the grid and at infinities, up to one unit in the last place (the
-    grid is numpy's tanh, which may differ from the kernel's by that much at a grid
-    point: BOUND_MARGIN covers it many times over), and are no wider than a grid step;
-    NaN gets the whole range."""
-    grid = np.arange(-TANH_GRID_MAX * TANH_GRID_STEP, TANH_GRID_MAX * TANH_GRID_STEP + 1)
-    points = grid / TANH_GRID_STEP
-    xs = np.concatenate(
-        [
-            np.linspace(-10.0, 10.0, 200_001),
-            points,
-            np.nextafter(points, np.inf),
-            np.nextafter(points, -np.inf),
-            [0.0, -0.0, 1e-300, -1e-300, 1e300, -1e300, np.inf, -np.inf],
-        ]
+def test_the_screen_bounds_hold_every_exact_score(tmp_path: Path) -> None:
+    """The bounds learned screens a large decision with (matrix products, whose sums
+    may round otherwise than the kernel's, and a stand-in for tanh) hold each action's
+    exact score — the score score_actions gives — for every shipped model with a hidden
+    layer, a random one with saturated units, and the same on a scale of millions; and
+    they are tight enough to screen: most large decisions leave out most actions."""
+    from strategies.learned_features import (
+        HEURISTIC_ARRAY,
+        SCREEN_FROM,
+        action_features,
+        context,
+        heuristic_listed,
+        score_actions,
+        screen_bounds,
     )
-    lo, hi, t = _tanh_and_bounds(xs)
-    ulp = np.spacing(1.0)
-    assert np.all(lo - t <= ulp) and np.all(t - hi <= ulp)
-    assert 64 * ulp < BOUND_MARGIN  # a few ulps per summand of a 16-unit score, relative
-    assert np.all(hi - lo <= 1.0 / TANH_GRID_STEP)
-    lo, hi, _ = _tanh_and_bounds(np.array([np.nan]))
-    assert (lo[0], hi[0]) == (-1.0, 1.0)
-    # just below the top, (x + max) * step rounds to the last point's index: the bounds
-    # are the last interval's, not a read past the grid (which numba would not stop,
-    # giving whatever memory follows; a machine of 2026-11-29 read a bound of 4.7e257)
-    top = np.nextafter(TANH_GRID_MAX, 0.0) - np.arange(4) * np.spacing(TANH_GRID_MAX)
-    lo, hi, _ = _tanh_and_bounds(top)
-    assert np.all(lo == TANH_GRID[-2]) and np.all(hi == TANH_GRID[-1])
+    from strategies.network import layer
+
+    hidden = load_model(random_hidden_model(tmp_path, units=16, seed=11)).param_array()
+    models = [load_model(MODELS_DIR / f).param_array() for f in SHIPPED_MODELS.values()]
+    huge = hidden.copy()
+    huge[1:] *= 3e6
+    huge[1 + 2 * N_FEATURES] = hidden[1 + 2 * N_FEATURES]
+    with_hidden = [p for p in [*models, hidden, huge] if p.shape[0] > 1 + 2 * N_FEATURES]
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    scores = np.empty(L.MAX_MOVES)
+    screened = large = 0
+    for params in with_hidden:
+        for st in positions(40, seed=9):
+            obs = S.observe(st, st[L.S_TO_ACT])
+            n = score_actions(obs, params, buf, scores)
+            if n < SCREEN_FROM:
+                continue
+            large += 1
+            h = heuristic_listed(obs, HEURISTIC_ARRAY, buf, n)
+            ctx = context(obs, buf, n)
+            xs = np.empty((n, N_FEATURES))
+            for i in range(n):
+                action_features(obs, ctx, buf[i], h, xs[i])
+            off, w_in, b_in, w_out = layer(params, np.int64(st[L.S_NP]))
+            upper, lower = np.empty(n), np.empty(n)
+            screen_bounds(xs, params, off, w_in, b_in, w_out, upper, lower)
+            assert np.all(lower <= scores[:n]) and np.all(scores[:n] <= upper)
+            screened += int(np.sum(upper < lower.max())) >= n // 2
+    assert large >= 50
+    assert screened >= large * 0.8
+
+
+@njit
+def _fit_error(start: float, step: float, count: int) -> tuple[float, float]:
+    """The largest ``|tanh_fit(x) - tanh(x)|`` at ``start + i * step`` (i < ``count``),
+    and the largest slope of tanh_fit between neighbouring points."""
+    worst = 0.0
+    slope = 0.0
+    last = tanh_fit(start)
+    for i in range(count):
+        x = start + i * step
+        y = tanh_fit(x)
+        worst = max(worst, abs(y - np.tanh(x)))
+        if i > 0:
+            slope = max(slope, abs(y - last) / step)
+        last = y
+    return worst, slope
+
+
+def test_the_tanh_fit_is_within_its_stated_error_everywhere() -> None:
+    """Screening trusts ``|tanh_fit(x) - tanh(x)| <= TANH_FIT_ERROR`` for every x: on
+    [-12, 12] at points 2.5e-7 apart, the largest difference seen plus what the two
+    functions can drift apart between points (their slopes, tanh's at most 1, times the
+    gap) is within it; beyond, the fit is constant and tanh within 1e-10 of +-1. The
+    error is not an ulp's: screening must (and does) widen its bounds by it."""
+    step = 2.5e-7
+    worst, slope = _fit_error(-12.0, step, int(24.0 / step) + 1)
+    assert slope < 1.01
+    assert worst + (slope + 1.0) * step <= TANH_FIT_ERROR
+    assert worst > TANH_FIT_ERROR / 100
+    for x in (12.0, 1e3, 1e300, np.inf):
+        assert abs(tanh_fit(x) - 1.0) <= TANH_FIT_ERROR
+        assert abs(tanh_fit(-x) + 1.0) <= TANH_FIT_ERROR
+    assert 64 * np.spacing(1.0) < BOUND_MARGIN  # a few ulps per summand, relative
 
 
 @pytest.mark.parametrize(

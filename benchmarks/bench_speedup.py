@@ -1,0 +1,132 @@
+"""Games/s of the default runs, old code against new, measured interleaved in one run.
+
+Run from the repository root: ``python benchmarks/bench_speedup.py --baseline REV``; the
+table is also written to ``benchmarks/results/bench_speedup.md`` (``--out``). The old
+code is a pristine export of ``--baseline`` (``git archive``); each measurement is a
+fresh subprocess with ``PYTHONPATH`` set to one tree, old and new alternating (old, new,
+new, old, ...) so load from other processes hits both alike. Each measurement is one
+``haggis-sim run`` as a user types it without options: revised rules, 2 players, rotated
+seats, move logs written, every core (``--jobs``, default 0). Reported per pairing: the
+median games/s of each tree, new/old, and a digest of every game's seating, winner,
+rounds and scores (equal digests: the new code played the very same games); then each
+tree's ratio of a pairing's games/s to ``greedy,greedy``'s (medians).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from statistics import median
+from typing import Any
+
+from _results import add_out_option, recorded
+from bench_mcts import export
+
+ROOT = Path(__file__).resolve().parents[1]
+PAIRINGS = "greedy,greedy;learned,heuristic;greedy,mcts"
+
+
+def child(pairing: str, games: int, jobs: int) -> dict[str, Any]:
+    """One default run of ``pairing``: games/s and the games' digest."""
+    import polars as pl
+
+    import haggis_sim as hs
+    from haggis_sim.runner.run import RunConfig, execute
+
+    with tempfile.TemporaryDirectory() as tmp:
+        config = RunConfig(
+            strategies=pairing.split(","), games=games,
+            rules=hs.Rules.preset("revised", players=2).as_dict(), seed=0, seats="rotate",
+            log_moves=True, jobs=jobs, command="bench_speedup",
+        )  # fmt: skip
+        t0 = time.perf_counter()
+        execute(config, Path(tmp) / "run")
+        secs = time.perf_counter() - t0
+        columns = ["game_id", "strategy_0", "strategy_1", "winner", "rounds", "score_0", "score_1"]
+        table = pl.read_parquet(Path(tmp) / "run" / "games" / "*.parquet").select(columns)
+        rows = table.sort("game_id").cast(pl.Utf8).rows()
+    digest = hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:12]
+    return {"games_per_s": games / secs, "digest": digest}
+
+
+def run_child(tree: Path, args: list[str]) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    out = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--child", *args],
+        cwd=tree, env=env, check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--baseline", default="HEAD", help="git revision of the old code")
+    parser.add_argument("--pairings", default=PAIRINGS, help="';'-separated strategy pairs")
+    parser.add_argument(
+        "--games",
+        default="greedy,greedy=100000;learned,heuristic=40000;greedy,mcts=4000",
+        help="games per run, per pairing (PAIRING=N;...)",
+    )
+    parser.add_argument("--jobs", type=int, default=0, help="worker processes (0: every core)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
+    add_out_option(parser, "bench_speedup")
+    opts = parser.parse_args()
+    if opts.child is not None:
+        pairing, n, jobs = opts.child
+        print(json.dumps(child(pairing, int(n), int(jobs))))
+        return
+    trees = {"old": export(opts.baseline), "new": ROOT}
+    try:
+        with recorded(opts.out):
+            measure(opts, trees)
+    finally:
+        shutil.rmtree(trees["old"], ignore_errors=True)
+
+
+def measure(opts: argparse.Namespace, trees: dict[str, Path]) -> None:
+    """Every pairing on both trees, interleaved; print the tables."""
+    pairings = [p.strip() for p in opts.pairings.split(";") if p.strip()]
+    sizes = dict(item.rsplit("=", 1) for item in opts.games.split(";"))
+    for tree in trees.values():  # compile each tree once, outside the timings
+        for pairing in pairings:
+            run_child(tree, [pairing, "4", "1"])
+    results: dict[str, dict[str, list[Any]]] = {p: {"old": [], "new": []} for p in pairings}
+    for r in range(opts.repeats):
+        for pairing in pairings:
+            order = ["old", "new"] if r % 2 == 0 else ["new", "old"]
+            for which in order:
+                args = [pairing, sizes.get(pairing, "2000"), str(opts.jobs)]
+                results[pairing][which].append(run_child(trees[which], args))
+    print(f"baseline {opts.baseline} vs working tree; `haggis-sim run -s PAIRING -n N` "
+          f"defaults (move logs, jobs {opts.jobs or 'all cores'}); {opts.repeats} repeats "
+          "interleaved, medians")  # fmt: skip
+    print("\n| pairing | games per run | old games/s | new games/s | new/old | same games |")
+    print("|---|---:|---:|---:|---:|:---:|")
+    speed: dict[str, dict[str, float]] = {"old": {}, "new": {}}
+    for pairing in pairings:
+        for which in ("old", "new"):
+            speed[which][pairing] = median(x["games_per_s"] for x in results[pairing][which])
+        digests = {w: {x["digest"] for x in results[pairing][w]} for w in ("old", "new")}
+        same = "yes" if len(digests["old"] | digests["new"]) == 1 else "NO"
+        old, new = speed["old"][pairing], speed["new"][pairing]
+        print(f"| {pairing} | {int(sizes.get(pairing, '2000')):,} | {old:,.1f} | {new:,.1f} "
+              f"| {new / old:.2f}× | {same} |")  # fmt: skip
+    if "greedy,greedy" in pairings:
+        print("\n| pairing | old: × greedy,greedy | new: × greedy,greedy |\n|---|---:|---:|")
+        for pairing in pairings:
+            if pairing != "greedy,greedy":
+                ratios = [speed[w][pairing] / speed[w]["greedy,greedy"] for w in ("old", "new")]
+                print(f"| {pairing} | {ratios[0]:.2f}× | {ratios[1]:.2f}× |")
+
+
+if __name__ == "__main__":
+    main()
