@@ -546,23 +546,13 @@ def learned_act(obs, params, rng, buf):
     off, w_in, b_in, w_out = layer(params, obs[K.S_NP])
     nh = b_in.shape[0]
     act = np.empty(nh)
-    if n < SCREEN_FROM or nh == 0:
-        f = np.zeros(N_FEATURES)
-        best = 0
-        best_score = -np.inf
-        for i in range(n):
-            action_features(obs, ctx, buf[i], h, f)
-            s = layer_score(f, params, off, w_in, b_in, w_out, act)
-            if s > best_score:
-                best_score = s
-                best = i
-        return buf[best]
     xs = np.empty((n, N_FEATURES))
     for i in range(n):
         action_features(obs, ctx, buf[i], h, xs[i])
-    upper = np.empty(n)
-    lower = np.empty(n)
-    screen_bounds(xs, params, off, w_in, b_in, w_out, upper, lower)
+    upper = np.full(n, np.inf)
+    lower = np.full(n, -np.inf)
+    if n >= SCREEN_FROM and nh > 0:
+        screen_bounds(xs, params, off, w_in, b_in, w_out, upper, lower)
     best_lower = -np.inf
     for i in range(n):
         if lower[i] > best_lower:
