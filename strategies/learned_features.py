@@ -455,9 +455,10 @@ TANH_FIT_ERROR = 4e-6
 @njit(cache=True, inline="always", error_model="numpy")
 def tanh_fit(x):
     """tanh(x) within :data:`TANH_FIT_ERROR`, in arithmetic alone (no library call, no
-    branch), so a loop of them runs on vector instructions."""
-    x = x if x < TANH_FIT_CLAMP else TANH_FIT_CLAMP
-    x = x if x > -TANH_FIT_CLAMP else -TANH_FIT_CLAMP
+    branch), so a loop of them runs on vector instructions. NaN stays NaN: a bound made
+    from it is NaN, which neither screens an action out nor sets the bar."""
+    x = TANH_FIT_CLAMP if x > TANH_FIT_CLAMP else x
+    x = -TANH_FIT_CLAMP if x < -TANH_FIT_CLAMP else x
     x2 = x * x
     a = TANH_FIT_NUMERATOR
     p = ((((((a[6] * x2 + a[5]) * x2 + a[4]) * x2 + a[3]) * x2 + a[2]) * x2 + a[1]) * x2 + a[0]) * x

@@ -652,6 +652,7 @@ def test_the_tanh_fit_is_within_its_stated_error_everywhere() -> None:
     for x in (12.0, 1e3, 1e300, np.inf):
         assert abs(tanh_fit(x) - 1.0) <= TANH_FIT_ERROR
         assert abs(tanh_fit(-x) + 1.0) <= TANH_FIT_ERROR
+    assert np.isnan(tanh_fit(np.nan))  # a NaN sum's bound neither screens nor sets the bar
     assert 64 * np.spacing(1.0) < BOUND_MARGIN  # a few ulps per summand, relative
 
 
