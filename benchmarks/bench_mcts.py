@@ -23,11 +23,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import shutil
-import subprocess
-import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -35,6 +31,7 @@ from statistics import median
 from typing import Any
 
 from _results import add_out_option, recorded
+from _trees import export, run_child
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -124,27 +121,6 @@ def child_games(spec: str, games: int, jobs: int, log_moves: bool) -> dict[str, 
     return {"games_per_s": games / secs, "secs": secs}
 
 
-def export(rev: str) -> Path:
-    """A pristine copy of the repository at ``rev`` in a temporary folder."""
-    dest = Path(tempfile.mkdtemp(prefix=f"haggis-{rev[:8]}-"))
-    data = subprocess.run(["git", "archive", rev], cwd=ROOT, check=True, capture_output=True).stdout
-    with tempfile.TemporaryFile() as f:
-        f.write(data)
-        f.seek(0)
-        with tarfile.open(fileobj=f) as tar:
-            tar.extractall(dest, filter="data")
-    return dest
-
-
-def run_child(tree: Path, args: list[str]) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    out = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--child", *args],
-        cwd=tree, env=env, check=True, capture_output=True, text=True,
-    ).stdout  # fmt: skip
-    return json.loads(out.strip().splitlines()[-1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--baseline", default="d124337", help="git revision of the old code")
@@ -184,13 +160,13 @@ def measure(opts: argparse.Namespace, trees: dict[str, Path]) -> None:
         label = f"games j{jobs} {'logs' if log else 'nologs'}"
         tasks.append((label, ["games", opts.spec, str(opts.games), str(jobs), str(int(log))]))
     for tree in trees.values():  # compile each tree once, outside the timings
-        run_child(tree, ["games", opts.spec, "2", "1", "1"])
+        run_child(__file__, tree, ["games", opts.spec, "2", "1", "1"])
     results: dict[str, dict[str, list[Any]]] = {t: {"old": [], "new": []} for t, _ in tasks}
     for r in range(opts.repeats):
         for name, args in tasks:
             order = ["old", "new"] if r % 2 == 0 else ["new", "old"]
             for which in order:
-                results[name][which].append(run_child(trees[which], args))
+                results[name][which].append(run_child(__file__, trees[which], args))
     print(f"baseline {opts.baseline} vs working tree {ROOT}; spec {opts.spec}; "
           f"{opts.repeats} repeats interleaved; {time.strftime('%Y-%m-%d %H:%M')}")  # fmt: skip
     print("\n| measurement | old | new | new/old |\n|---|---|---|---|")

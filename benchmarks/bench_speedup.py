@@ -17,10 +17,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,7 +25,7 @@ from statistics import median
 from typing import Any
 
 from _results import add_out_option, recorded
-from bench_mcts import export
+from _trees import export, run_child
 
 ROOT = Path(__file__).resolve().parents[1]
 PAIRINGS = "greedy,greedy;learned,heuristic;greedy,mcts"
@@ -55,15 +52,6 @@ def child(pairing: str, games: int, jobs: int) -> dict[str, Any]:
         rows = table.sort("game_id").cast(pl.Utf8).rows()
     digest = hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:12]
     return {"games_per_s": games / secs, "digest": digest}
-
-
-def run_child(tree: Path, args: list[str]) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    out = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--child", *args],
-        cwd=tree, env=env, check=True, capture_output=True, text=True,
-    ).stdout  # fmt: skip
-    return json.loads(out.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -98,14 +86,14 @@ def measure(opts: argparse.Namespace, trees: dict[str, Path]) -> None:
     sizes = dict(item.rsplit("=", 1) for item in opts.games.split(";"))
     for tree in trees.values():  # compile each tree once, outside the timings
         for pairing in pairings:
-            run_child(tree, [pairing, "4", "1"])
+            run_child(__file__, tree, [pairing, "4", "1"])
     results: dict[str, dict[str, list[Any]]] = {p: {"old": [], "new": []} for p in pairings}
     for r in range(opts.repeats):
         for pairing in pairings:
             order = ["old", "new"] if r % 2 == 0 else ["new", "old"]
             for which in order:
                 args = [pairing, sizes.get(pairing, "2000"), str(opts.jobs)]
-                results[pairing][which].append(run_child(trees[which], args))
+                results[pairing][which].append(run_child(__file__, trees[which], args))
     print(f"baseline {opts.baseline} vs working tree; `haggis-sim run -s PAIRING -n N` "
           f"defaults (move logs, jobs {opts.jobs or 'all cores'}); {opts.repeats} repeats "
           "interleaved, medians")  # fmt: skip
