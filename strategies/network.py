@@ -65,7 +65,9 @@ def layer_sums(x, params, off, w_in, b_in, act):
     product adds nothing (a finite weight's product is a zero, which leaves a sum
     unchanged but for the sign of a zero sum, which no comparison or exp sees). Most
     features of an action or a position are 0, and this loop is the hot one of every
-    action scored and every leaf valued: one pass, a row of ``W`` at a time."""
+    action scored exactly (``learned`` screens large decisions first:
+    :func:`strategies.learned_features.screen_bounds`) and every leaf valued: one pass,
+    a row of ``W`` at a time."""
     s = 0.0
     for k in range(b_in.shape[0]):
         act[k] = b_in[k]
