@@ -34,6 +34,7 @@ from _results import add_out_option, recorded
 import haggis_sim as hs
 from haggis_sim.analytics.compare import difference, game_metrics
 from haggis_sim.runner.run import RunConfig, execute
+from haggis_sim.stats import games_for_half_width
 
 TOLERANCE = 0.015
 
@@ -93,10 +94,6 @@ def first_difference(a: Path, b: Path) -> pl.DataFrame:
     return frame
 
 
-def games_for(half_width: float, games: int) -> int:
-    return round(games * (half_width / TOLERANCE) ** 2)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=10_000, help="games per arm")
@@ -104,6 +101,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=0, help="worker processes (0: every core)")
     add_out_option(parser, "bench_pairing")
     opts = parser.parse_args()
+    if opts.games < 100:
+        parser.error("--games: at least 100 per arm, for an interval worth reading")
     with recorded(opts.out):
         print("# Where two arms on the same deals part ways\n")
         print(f"{opts.games:,} games per arm, seed {opts.seed}, moves logged; games per arm")
@@ -129,8 +128,8 @@ def main() -> None:
                 rho = float(np.corrcoef(both["_a"].to_numpy(), both["_b"].to_numpy())[0, 1])
                 unpaired = difference(a, b, column, column, paired=False)
                 paired = difference(a, b, column, column, paired=True)
-                need_u = games_for((unpaired.high - unpaired.low) / 2, len(a))
-                need_p = games_for((paired.high - paired.low) / 2, len(a))
+                need_u = games_for_half_width(len(a), (unpaired.high - unpaired.low) / 2, TOLERANCE)
+                need_p = games_for_half_width(len(a), (paired.high - paired.low) / 2, TOLERANCE)
                 parted = fd.filter(pl.col("first").is_not_null())
                 share = float((parted["first"] / parted["moves"]).mean() or 0.0)
                 print(f"| {title} | {len(parted) / len(fd):.1%} | {share:.1%} | {rho:+.2f} "
