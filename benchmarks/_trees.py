@@ -4,17 +4,20 @@ Benchmarks that compare two versions of the code (``bench_mcts.py``,
 ``bench_speedup.py``) measure each in a fresh subprocess whose ``PYTHONPATH`` is one
 tree: the working tree, or :func:`export`'s copy of a revision. The child is the same
 script with ``--child`` and its arguments; it prints one JSON line last, which
-:func:`run_child` returns.
+:func:`run_child` returns; :func:`old_and_new` holds the two trees for a measurement.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +34,17 @@ def export(rev: str) -> Path:
         with tarfile.open(fileobj=f) as tar:
             tar.extractall(dest, filter="data")
     return dest
+
+
+@contextmanager
+def old_and_new(rev: str) -> Iterator[dict[str, Path]]:
+    """The trees to compare: ``old``, :func:`export`'s copy of ``rev`` (removed on the way
+    out, however the measurement ends), and ``new``, the working tree."""
+    old = export(rev)
+    try:
+        yield {"old": old, "new": ROOT}
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def run_child(script: str, tree: Path, args: list[str]) -> dict[str, Any]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -31,7 +30,7 @@ from statistics import median
 from typing import Any
 
 from _results import add_out_option, recorded
-from _trees import export, run_child
+from _trees import old_and_new, run_child
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -142,12 +141,8 @@ def main() -> None:
         return
     if opts.quick:
         opts.games, opts.repeats, opts.position_games = 24, 1, 1
-    trees = {"old": export(opts.baseline), "new": ROOT}
-    try:
-        with recorded(opts.out):
-            measure(opts, trees)
-    finally:
-        shutil.rmtree(trees["old"], ignore_errors=True)
+    with old_and_new(opts.baseline) as trees, recorded(opts.out):
+        measure(opts, trees)
 
 
 def measure(opts: argparse.Namespace, trees: dict[str, Path]) -> None:
