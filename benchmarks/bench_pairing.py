@@ -12,8 +12,9 @@ seeds with move logs (the question's rule or setting the only difference):
 
 Reported per question: the share of games whose moves differ somewhere between the arms,
 how far into a game (share of its moves, the first arm's) the first difference comes,
-the correlation of the two arms' per-game outcomes, and the games per arm a ±1.5-point
-95% interval needs as two independent means and paired deal by deal (today's estimator,
+the correlation of the two arms' per-game outcomes (Fisher's 95% interval, over whole
+deals), and the games per arm a ±1.5-point 95% interval needs as two independent means
+and paired deal by deal (today's estimator,
 :func:`haggis_sim.analytics.compare.difference`). The paired estimator gains
 ``1 / (1 - correlation)`` over independent means; replaying a game several times from
 where the arms part ways (conditional Monte Carlo) saves at most the share of moves
@@ -23,6 +24,7 @@ before that point on every extra replay.
 from __future__ import annotations
 
 import argparse
+import math
 import tempfile
 from pathlib import Path
 
@@ -37,6 +39,7 @@ from haggis_sim.runner.run import RunConfig, execute
 from haggis_sim.stats import games_for_half_width
 
 TOLERANCE = 0.015
+Z95 = 1.959963984540054
 
 # (question, metric column, players, seats, [(arm label, strategies, rule overrides)])
 QUESTIONS = [
@@ -94,6 +97,13 @@ def first_difference(a: Path, b: Path) -> pl.DataFrame:
     return frame
 
 
+def correlation_interval(rho: float, deals: int) -> tuple[float, float]:
+    """Fisher's 95% interval for a correlation, counting only whole deals as
+    independent (a deal's games share their cards): wider than the games would give."""
+    half = Z95 / math.sqrt(deals - 3)
+    return math.tanh(math.atanh(rho) - half), math.tanh(math.atanh(rho) + half)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=10_000, help="games per arm")
@@ -108,7 +118,7 @@ def main() -> None:
         print(f"{opts.games:,} games per arm, seed {opts.seed}, moves logged; games per arm")
         print("for a ±1.5-point 95% interval: games × (half-width / 1.5 points)².\n")
         print("| question | games differing | first difference, share of moves (mean) "
-              "| outcome correlation | independent: games for ±1.5 "
+              "| outcome correlation [95%] | independent: games for ±1.5 "
               "| paired: games for ±1.5 | paired gain |")  # fmt: skip
         print("|---|---:|---:|---:|---:|---:|---:|")
         for title, column, players, seats, arms in QUESTIONS:
@@ -121,19 +131,21 @@ def main() -> None:
                     folders.append(folder)
                 a, b = (game_metrics(f) for f in folders)
                 fd = first_difference(*folders)
-                both = a.select("game_id", pl.col(column).alias("_a")).join(
+                both = a.select("game_id", "deal_id", pl.col(column).alias("_a")).join(
                     b.select("game_id", pl.col(column).alias("_b")), on="game_id"
                 )
                 both = both.drop_nulls()
                 rho = float(np.corrcoef(both["_a"].to_numpy(), both["_b"].to_numpy())[0, 1])
+                low, high = correlation_interval(rho, both["deal_id"].n_unique())
                 unpaired = difference(a, b, column, column, paired=False)
                 paired = difference(a, b, column, column, paired=True)
                 need_u = games_for_half_width(len(a), (unpaired.high - unpaired.low) / 2, TOLERANCE)
                 need_p = games_for_half_width(len(a), (paired.high - paired.low) / 2, TOLERANCE)
                 parted = fd.filter(pl.col("first").is_not_null())
                 share = float((parted["first"] / parted["moves"]).mean() or 0.0)
-                print(f"| {title} | {len(parted) / len(fd):.1%} | {share:.1%} | {rho:+.2f} "
-                      f"| {need_u:,} | {need_p:,} | {need_u / need_p:.2f}× |")  # fmt: skip
+                print(f"| {title} | {len(parted) / len(fd):.1%} | {share:.1%} "
+                      f"| {rho:+.2f} [{low:+.2f}, {high:+.2f}] | {need_u:,} | {need_p:,} "
+                      f"| {need_u / need_p:.2f}× |")  # fmt: skip
 
 
 if __name__ == "__main__":
