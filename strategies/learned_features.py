@@ -402,6 +402,55 @@ def decision_start(obs, params, buf):
 
 
 @njit(cache=True)
+def feature_key(m):
+    """A key of legal action ``m`` that equal features share: a play with its suit cards
+    replaced by how many of each rank it holds (the features read the suit cards only
+    through those counts: :func:`action_features`), any other action as it is."""
+    t = K.move_type(m)
+    if t != K.T_SET and t != K.T_SEQ and t != K.T_BOMB:
+        return m
+    suits = m & K.SUIT_ALL
+    counts = 0
+    for r in range(9):
+        c = K.popcount((suits >> (5 * r)) & 31)
+        counts |= ((1 << c) - 1) << (5 * r)
+    return (m & ~K.SUIT_ALL) | counts
+
+
+@njit(cache=True)
+def distinct_rows(buf, n, h, first, row):
+    """Into ``first``, the index of each of the ``n`` actions in ``buf`` whose features no
+    earlier action shares (:func:`feature_key`; ``h``, the heuristic's action, has a
+    feature of its own), in order, and into ``row[i]`` the position in ``first`` of the
+    action whose features action ``i`` shares; return how many. Equal features score
+    equal, so the argmax and every score are read off these alone."""
+    size = 16
+    while size < 2 * n:
+        size *= 2
+    table = np.full(size, -1, dtype=np.int64)
+    keys = np.empty(size, dtype=np.int64)
+    u = 0
+    for i in range(n):
+        m = buf[i]
+        if m == h:
+            first[u] = i
+            row[i] = u
+            u += 1
+            continue
+        key = feature_key(m)
+        slot = ((key * 0x9E3779B97F4A7C15) >> 40) & (size - 1)
+        while table[slot] >= 0 and keys[slot] != key:
+            slot = (slot + 1) & (size - 1)
+        if table[slot] < 0:
+            table[slot] = u
+            keys[slot] = key
+            first[u] = i
+            u += 1
+        row[i] = table[slot]
+    return u
+
+
+@njit(cache=True)
 def score_actions(obs, params, buf, scores):
     """Fill ``buf`` with every legal action (bets first, as ``legal_actions`` lists them)
     and ``scores`` with each one's score; return the count.
@@ -411,14 +460,21 @@ def score_actions(obs, params, buf, scores):
     score = features . weights + v . tanh(features @ W + b) (a linear model: the first
     term alone). The ``learned`` kernel plays the best of these scores; ``mcts``
     uses their softmax as its root's prior (:func:`strategies.ismcts.root_policy`).
+    Actions whose features are equal (:func:`distinct_rows`) are scored once.
     """
     n, ctx, h = decision_start(obs, params, buf)
     off, w_in, b_in, w_out = layer(params, obs[K.S_NP])
     act = np.empty(b_in.shape[0])
     f = np.zeros(N_FEATURES)
+    first = np.empty(n, dtype=np.int64)
+    row = np.empty(n, dtype=np.int64)
+    u = distinct_rows(buf, n, h, first, row)
+    distinct = np.empty(u)
+    for j in range(u):
+        action_features(obs, ctx, buf[first[j]], h, f)
+        distinct[j] = layer_score(f, params, off, w_in, b_in, w_out, act)
     for i in range(n):
-        action_features(obs, ctx, buf[i], h, f)
-        scores[i] = layer_score(f, params, off, w_in, b_in, w_out, act)
+        scores[i] = distinct[row[i]]
     return n
 
 
@@ -541,15 +597,19 @@ def learned_act(obs, params, rng, buf):
     argmax gives, each score computed as :func:`score_actions` computes it. With
     :data:`SCREEN_FROM` actions or more, bounds on every score come first
     (:func:`screen_bounds`), and an action is scored exactly only when its upper bound
-    reaches the best lower bound: a few a decision rather than hundreds.
+    reaches the best lower bound: a few a decision rather than hundreds. Only the first of
+    the actions with equal features is featured, bounded and scored
+    (:func:`distinct_rows`): the others score the same and come later in the list.
     """
-    n, ctx, h = decision_start(obs, params, buf)
+    n0, ctx, h = decision_start(obs, params, buf)
+    first = np.empty(n0, dtype=np.int64)
+    n = distinct_rows(buf, n0, h, first, np.empty(n0, dtype=np.int64))
     off, w_in, b_in, w_out = layer(params, obs[K.S_NP])
     nh = b_in.shape[0]
     act = np.empty(nh)
     xs = np.empty((n, N_FEATURES))
     for i in range(n):
-        action_features(obs, ctx, buf[i], h, xs[i])
+        action_features(obs, ctx, buf[first[i]], h, xs[i])
     upper = np.full(n, np.inf)
     lower = np.full(n, -np.inf)
     if n >= SCREEN_FROM and nh > 0:
@@ -567,4 +627,4 @@ def learned_act(obs, params, rng, buf):
         if s > best_score:
             best_score = s
             best = i
-    return buf[best]
+    return buf[first[best]]

@@ -34,9 +34,12 @@ from strategies.builtin import LearnedStrategy
 from strategies.learned_features import (
     BOUND_MARGIN,
     FEATURES,
+    HEURISTIC_ARRAY,
     N_FEATURES,
     TANH_FIT_ERROR,
     decision_features,
+    distinct_rows,
+    feature_key,
     tanh_fit,
 )
 from strategies.learned_model import (
@@ -46,6 +49,7 @@ from strategies.learned_model import (
     Hidden,
     load_model,
 )
+from strategies.simple_kernels import heuristic_act
 
 ACTIVE = (L.PH_PLAY, L.PH_GIVE_TRICK, L.PH_GIVE_HAGGIS)
 DEAL = [L.S_HAND, L.S_HAND + 1, L.S_HAND + 2, L.S_HAGGIS]
@@ -189,7 +193,6 @@ def test_safe_plays_cannot_be_beaten_by_any_hand_the_unseen_cards_allow() -> Non
 
 
 def test_the_heuristic_feature_uses_the_heuristic_defaults() -> None:
-    from strategies.learned_features import HEURISTIC_ARRAY
 
     params = strategies.make("heuristic").param_array()
     assert np.array_equal(HEURISTIC_ARRAY, params[: len(HEURISTIC_ARRAY)])
@@ -472,6 +475,31 @@ def test_the_kernel_plays_the_argmax_of_the_python_scores() -> None:
         assert a == legal[int(np.argmax(scores))]
         checked += 1
     assert checked >= 50
+
+
+def test_actions_share_a_row_only_where_their_features_are_equal() -> None:
+    """distinct_rows' classes against the features themselves: every action's features
+    equal those of the first action of its class, the firsts come in list order, and the
+    heuristic's action (which has a feature of its own) is always a first. The classes do
+    merge: plays that differ only in their suits."""
+    merged = 0
+    for st in positions(40, seed=11):
+        legal, f = features_of(st)
+        obs = S.observe(st, st[L.S_TO_ACT])
+        h = int(heuristic_act(obs, HEURISTIC_ARRAY, new_stream(np.int64(0)),
+                              np.empty(L.MAX_MOVES, dtype=np.int64)))  # fmt: skip
+        n = len(legal)
+        first, row = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+        u = distinct_rows(legal, n, h, first, row)
+        assert list(first[:u]) == sorted(first[:u]) and first[0] == 0
+        for i in range(n):
+            j = first[row[i]]
+            assert j <= i and np.array_equal(f[i], f[j]), (legal[i], legal[j])
+            assert feature_key(legal[i]) == feature_key(legal[j])
+        if h in legal:
+            assert int(np.flatnonzero(legal == h)[0]) in set(first[:u])
+        merged += n - u
+    assert merged >= 100
 
 
 def test_each_player_count_plays_its_own_weights(tmp_path: Path) -> None:
