@@ -17,6 +17,7 @@ import numpy as np
 from haggis_sim import kernel as K
 from haggis_sim.kernel import njit
 
+from .ismcts_tree import HASH_MUL
 from .network import hidden_width, layer, layer_score, model_length
 from .simple_kernels import (
     BOMB_MODES,
@@ -438,7 +439,7 @@ def distinct_rows(buf, n, h, first, row):
             u += 1
             continue
         key = feature_key(m)
-        slot = ((key * 0x9E3779B97F4A7C15) >> 40) & (size - 1)
+        slot = ((key * HASH_MUL) >> 40) & (size - 1)
         while table[slot] >= 0 and keys[slot] != key:
             slot = (slot + 1) & (size - 1)
         if table[slot] < 0:

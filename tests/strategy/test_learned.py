@@ -193,7 +193,6 @@ def test_safe_plays_cannot_be_beaten_by_any_hand_the_unseen_cards_allow() -> Non
 
 
 def test_the_heuristic_feature_uses_the_heuristic_defaults() -> None:
-
     params = strategies.make("heuristic").param_array()
     assert np.array_equal(HEURISTIC_ARRAY, params[: len(HEURISTIC_ARRAY)])
     assert not params[len(HEURISTIC_ARRAY) :].any()  # the padding to the widest kernel
