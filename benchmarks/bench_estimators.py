@@ -44,14 +44,14 @@ from numba import njit
 from haggis_sim.analytics.compare import _clustered, game_metrics
 from haggis_sim.engine import layout as L
 from haggis_sim.engine.rounds import deal, init_state, start_round
+from haggis_sim.experiment.ladder import RATE_TOLERANCE
+from haggis_sim.experiment.separation import Z95
 from haggis_sim.logs.manifest import load_manifest
 from haggis_sim.logs.query import run_files
 from haggis_sim.stats import games_for_half_width
 from strategies.learned_model import SHIPPED_VALUE_MODELS, load_value_model, model_path
 from strategies.value_features import leaf_values, value_scratch
 
-TOLERANCE = 0.015
-Z95 = 1.959963984540054
 POOL = 20_000  # random deals per (leader, dealer) for the value's mean
 REPLICATES = 200
 
@@ -179,7 +179,7 @@ def adjusted(d: np.ndarray, z: np.ndarray, clusters: np.ndarray) -> np.ndarray:
 
 def needed(se: float, n: int) -> int:
     """Games per arm for a ±1.5-point 95% interval (the rule behind every "more games")."""
-    return games_for_half_width(n, Z95 * se, TOLERANCE)
+    return games_for_half_width(n, Z95 * se, RATE_TOLERANCE)
 
 
 def coverage(d: np.ndarray, z: np.ndarray, clusters: np.ndarray, seed: int) -> float:

@@ -35,11 +35,10 @@ from _results import add_out_option, recorded
 
 import haggis_sim as hs
 from haggis_sim.analytics.compare import difference, game_metrics
+from haggis_sim.experiment.ladder import RATE_TOLERANCE
+from haggis_sim.experiment.separation import Z95
 from haggis_sim.runner.run import RunConfig, execute
 from haggis_sim.stats import games_for_half_width
-
-TOLERANCE = 0.015
-Z95 = 1.959963984540054
 
 # (question, metric column, players, seats, [(arm label, strategies, rule overrides)])
 QUESTIONS = [
@@ -139,8 +138,10 @@ def main() -> None:
                 low, high = correlation_interval(rho, both["deal_id"].n_unique())
                 unpaired = difference(a, b, column, column, paired=False)
                 paired = difference(a, b, column, column, paired=True)
-                need_u = games_for_half_width(len(a), (unpaired.high - unpaired.low) / 2, TOLERANCE)
-                need_p = games_for_half_width(len(a), (paired.high - paired.low) / 2, TOLERANCE)
+                need_u, need_p = (
+                    games_for_half_width(len(a), (d.high - d.low) / 2, RATE_TOLERANCE)
+                    for d in (unpaired, paired)
+                )
                 parted = fd.filter(pl.col("first").is_not_null())
                 share = float((parted["first"] / parted["moves"]).mean() or 0.0)
                 print(f"| {title} | {len(parted) / len(fd):.1%} | {share:.1%} "
