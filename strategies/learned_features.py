@@ -126,9 +126,38 @@ C_MAX_UNSEEN = 16  # the highest rank of an unseen suit card (0 none)
 C_UNSEEN_TOTAL = 17  # unseen suit cards (other hands and the Haggis)
 C_OPP = 18  # per opponent (clockwise, 2 slots): its face bits (J 1, Q 2, K 4), then cards held
 C_UNSEEN = 22  # 9 slots: unseen suit cards of rank 2..10
-N_CONTEXT = 31
+C_OPP_HAS_FACE_BOMB = 31  # 1 when an opponent holds a face bomb, else 0
+N_CONTEXT = 32
 #: bomb order of the face bombs by face bits (J 1, Q 2, K 4): J-Q 2, J-K 3, Q-K 4, J-Q-K 5
 FACE_BOMB_ORDER = np.array([0, 0, 0, 2, 0, 3, 4, 5], dtype=np.int64)
+
+#: the features that are a feature of the action times a number of the decision's
+#: context: rows (feature, factor feature, context slot), and a feature with several rows
+#: is the sum of its products (``bet_x_strength`` is bet5, bet15 or bet30 times the
+#: strength). :func:`action_features` writes each of them as that product, a test checks
+#: every row; the screen folds them into the weights (:func:`fold_weights`)
+PRODUCTS = np.array([
+    (23, 0, C_TRICK_POINTS), (24, 0, C_NEAR_OUT), (25, 0, C_MY_CARDS), (30, 0, C_OPP_BET),
+    (61, 0, C_OPP_HAS_FACE_BOMB),
+    (26, 3, C_TRICK_POINTS), (27, 3, C_NEAR_OUT), (28, 3, C_LEADING), (29, 3, C_OPP_BET),
+    (48, 3, C_MY_CARDS),
+    (37, 5, C_CHANCE5), (38, 6, C_CHANCE15), (39, 7, C_CHANCE30),
+    (40, 5, C_STRENGTH), (40, 6, C_STRENGTH), (40, 7, C_STRENGTH),
+    (41, 5, C_SCORE_LEAD), (41, 6, C_SCORE_LEAD), (41, 7, C_SCORE_LEAD),
+    (42, 5, C_DISTANCE), (42, 6, C_DISTANCE), (42, 7, C_DISTANCE),
+    (43, 5, C_OPP_BET), (43, 6, C_OPP_BET), (43, 7, C_OPP_BET),
+    (31, 9, C_LEADING), (33, 9, C_NEAR_OUT), (32, 10, C_LEADING), (44, 10, C_MY_CARDS),
+    (35, 11, C_MY_CARDS), (35, 12, C_MY_CARDS), (35, 13, C_MY_CARDS),
+    (46, 11, C_LEADING), (46, 12, C_LEADING), (46, 13, C_LEADING),
+    (36, 14, C_LEADING), (47, 14, C_NEAR_OUT), (49, 15, C_NEAR_OUT), (45, 17, C_LEADING),
+    (51, 50, C_LEADING), (52, 50, C_NEAR_OUT),
+    (56, 55, C_LEADING), (57, 55, C_TRICK_POINTS), (58, 55, C_NEAR_OUT),
+], dtype=np.int64)  # fmt: skip
+#: the features that are no such product, in order: the screen's columns
+FACTORS = np.array(sorted(set(range(len(FEATURES))) - set(PRODUCTS[:, 0].tolist())), dtype=np.int64)
+#: each feature's column among :data:`FACTORS` (-1: a product)
+FACTOR_COLUMN = np.full(len(FEATURES), -1, dtype=np.int64)
+FACTOR_COLUMN[FACTORS] = np.arange(FACTORS.shape[0])
 
 
 @njit(cache=True)
@@ -199,6 +228,7 @@ def context(obs, buf, n):
         ctx[C_OPP + 2 * (i - 1)] = faces
         ctx[C_OPP + 2 * (i - 1) + 1] = obs[K.S_SIZE + o]
         ctx[C_OPP_FACE_BOMB] = max(ctx[C_OPP_FACE_BOMB], FACE_BOMB_ORDER[faces])
+    ctx[C_OPP_HAS_FACE_BOMB] = 1.0 if ctx[C_OPP_FACE_BOMB] > 0 else 0.0
     return ctx
 
 
@@ -258,7 +288,7 @@ def action_features(obs, ctx, m, h, out):
         out[24] = near
         out[25] = ctx[C_MY_CARDS]
         out[30] = ctx[C_OPP_BET]
-        out[61] = 1.0 if ctx[C_OPP_FACE_BOMB] > 0 else 0.0
+        out[61] = ctx[C_OPP_HAS_FACE_BOMB]
         return
     if t == K.T_BET:
         kind = K.bet_slot(obs, m & 255)  # Baby, Little, Big: bet5, bet15, bet30
@@ -539,40 +569,72 @@ def largest_magnitude(xs):
     return big
 
 
+@njit(cache=True)
+def fold_weights(ctx, params, off, w_in, w_lin, w_hid, mag):
+    """The screen's weights over the :data:`FACTORS` columns for a decision with context
+    ``ctx``: each product feature's weights (:data:`PRODUCTS`) times its context number,
+    added to its factor's, into ``w_lin`` (the linear term) and ``w_hid`` (a row per
+    factor, a column per hidden unit), so that a factor row times them gives the sums a
+    whole feature row gives. ``mag[k]`` (``k`` < ``H``; ``mag[H]`` the linear term) is
+    the sum of every weight's magnitude with its context number: a feature row's terms
+    add up to at most the row's largest factor times it."""
+    nh = w_in.shape[1]
+    mag[:] = 0.0
+    for c in range(FACTORS.shape[0]):
+        j = FACTORS[c]
+        w_lin[c] = params[off + j]
+        mag[nh] += abs(w_lin[c])
+        for k in range(nh):
+            w_hid[c, k] = w_in[j, k]
+            mag[k] += abs(w_in[j, k])
+    for p in range(PRODUCTS.shape[0]):
+        j = PRODUCTS[p, 0]
+        c = FACTOR_COLUMN[PRODUCTS[p, 1]]
+        times = ctx[PRODUCTS[p, 2]]
+        if times == 0.0:
+            continue  # the product is 0 in every row of the decision
+        w = times * params[off + j]
+        w_lin[c] += w
+        mag[nh] += abs(w)
+        for k in range(nh):
+            w = times * w_in[j, k]
+            w_hid[c, k] += w
+            mag[k] += abs(w)
+
+
 @njit(cache=True, error_model="numpy")
-def screen_bounds(xs, params, off, w_in, b_in, w_out, upper, lower):
-    """Bounds on the scores of the feature rows ``xs`` (``n`` x ``F``) into ``upper``
-    and ``lower``: an estimate of each score, plus and minus what it can be off by.
+def screen_bounds(xs, w_lin, w_hid, mag, b_in, w_out, upper, lower):
+    """Bounds on the scores of the factor rows ``xs`` (``n`` x factors: the
+    :data:`FACTORS` columns of feature rows) into ``upper`` and ``lower``: an estimate of
+    each score, plus and minus what it can be off by. ``w_lin``, ``w_hid`` and ``mag``
+    are the decision's folded weights (:func:`fold_weights`).
 
     The estimate takes the hidden units' sums and the linear term from matrix products
-    (BLAS, which may add the terms in another order and fused, so each sum is within
-    ``delta`` of the kernel's: :data:`BOUND_MARGIN` times a bound on the magnitudes
-    summed, ``1 + |b_k| + max|x| sum_j |W_jk|``, a relative error of 1e-9 where rounding
-    makes ~1e-14) and tanh from :func:`tanh_fit` (within :data:`TANH_FIT_ERROR`). As tanh
-    has slope at most 1, unit ``k``'s term is off by at most ``|v_k|`` times the sum of
-    the two, and the score's own rounding by :data:`BOUND_MARGIN` of its magnitude."""
+    (BLAS) over the folded weights: the same sums as the kernel's over whole rows, added
+    in another order, fused, and with the products' weights rounded into their factors',
+    so each is within ``delta`` of the kernel's: :data:`BOUND_MARGIN` times a bound on
+    the magnitudes summed, ``1 + |b_k| + max|x| mag[k]``, a relative error of 1e-9 where
+    rounding makes ~1e-14. tanh comes from :func:`tanh_fit` (within
+    :data:`TANH_FIT_ERROR`). As tanh has slope at most 1, unit ``k``'s term is off by at
+    most ``|v_k|`` times the sum of the two, and the score's own rounding by
+    :data:`BOUND_MARGIN` of its magnitude."""
     n = xs.shape[0]
     nh = b_in.shape[0]
     big = largest_magnitude(xs)
     slack = 0.0
     out_scale = 0.0
     for k in range(nh):
-        m = abs(b_in[k])
-        for j in range(w_in.shape[0]):
-            m += big * abs(w_in[j, k])
+        m = abs(b_in[k]) + big * mag[k]
         slack += abs(w_out[k]) * (BOUND_MARGIN * (1.0 + m) + TANH_FIT_ERROR)
         out_scale += abs(w_out[k])
-    m = 0.0
-    for j in range(w_in.shape[0]):
-        m += big * abs(params[off + j])
-    slack += BOUND_MARGIN * (1.0 + m)
+    slack += BOUND_MARGIN * (1.0 + big * mag[nh])
     linear = np.empty(n)
     per_unit = np.empty((nh, n))  # each unit's sums, a column per action
     for first in range(0, n, SCREEN_ROWS):
         last = min(n, first + SCREEN_ROWS)
         block = xs[first:last]
-        linear[first:last] = np.dot(block, params[off : off + w_in.shape[0]])
-        sums = np.dot(block, w_in)  # a row per action: turned below, so that the loop
+        linear[first:last] = np.dot(block, w_lin)
+        sums = np.dot(block, w_hid)  # a row per action: turned below, so that the loop
         for r in range(last - first):  # over actions runs on vector instructions
             for k in range(nh):
                 per_unit[k, first + r] = sums[r, k]
@@ -589,6 +651,25 @@ def screen_bounds(xs, params, off, w_in, b_in, w_out, upper, lower):
 
 
 @njit(cache=True)
+def screen_rows(xs, ctx, params, off, w_in, b_in, w_out, upper, lower):
+    """Bounds on the scores of the feature rows ``xs`` (``n`` x :data:`N_FEATURES`) of a
+    decision with context ``ctx`` into ``upper`` and ``lower`` (:func:`screen_bounds`
+    over their :data:`FACTORS` columns, the weights folded by :func:`fold_weights`)."""
+    n = xs.shape[0]
+    nf = FACTORS.shape[0]
+    nh = b_in.shape[0]
+    w_lin = np.empty(nf)
+    w_hid = np.empty((nf, nh))
+    mag = np.empty(nh + 1)
+    fold_weights(ctx, params, off, w_in, w_lin, w_hid, mag)
+    factors = np.empty((n, nf))
+    for i in range(n):
+        for c in range(nf):
+            factors[i, c] = xs[i, FACTORS[c]]
+    screen_bounds(factors, w_lin, w_hid, mag, b_in, w_out, upper, lower)
+
+
+@njit(cache=True)
 def learned_act(obs, params, rng, buf):
     """The legal action with the highest score (:func:`score_actions`).
 
@@ -597,7 +678,8 @@ def learned_act(obs, params, rng, buf):
     not drawn from: the policy is deterministic. The action is the one the scores'
     argmax gives, each score computed as :func:`score_actions` computes it. With
     :data:`SCREEN_FROM` actions or more, bounds on every score come first
-    (:func:`screen_bounds`), and an action is scored exactly only when its upper bound
+    (:func:`screen_rows`: matrix products over the features that are no product of
+    others), and an action is scored exactly only when its upper bound
     reaches the best lower bound: a few a decision rather than hundreds. Only the first of
     the actions with equal features is featured, bounded and scored
     (:func:`distinct_rows`): the others score the same and come later in the list.
@@ -614,7 +696,7 @@ def learned_act(obs, params, rng, buf):
     upper = np.full(n, np.inf)
     lower = np.full(n, -np.inf)
     if n >= SCREEN_FROM and nh > 0:
-        screen_bounds(xs, params, off, w_in, b_in, w_out, upper, lower)
+        screen_rows(xs, ctx, params, off, w_in, b_in, w_out, upper, lower)
     best_lower = -np.inf
     for i in range(n):
         if lower[i] > best_lower:

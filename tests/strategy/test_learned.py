@@ -97,6 +97,28 @@ def positions(per_ruleset: int = 15, seed: int = 5) -> list[np.ndarray]:
     return out
 
 
+def heuristic_positions(games: int = 6, every: int = 3) -> list[np.ndarray]:
+    """Every ``every``-th decision of games the default heuristic plays against itself
+    (it keeps its bombs late, where random play spends them early), revised rules, 2 and
+    3 players."""
+    out = []
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    for g in range(games):
+        st = S.init_state(hs.Rules.preset("revised", players=2 + g % 2).to_array())
+        S.start_game(st, np.int64(g))
+        rng = new_stream(np.int64(g))
+        k = 0
+        while not (st[L.S_PHASE] == L.PH_ROUND_OVER and S.next_round(st)):
+            if st[L.S_PHASE] == L.PH_ROUND_OVER:
+                continue
+            obs = S.observe(st, st[L.S_TO_ACT])
+            k += 1
+            if k % every == 0:
+                out.append(st.copy())
+            S.apply_action(st, heuristic_act(obs, HEURISTIC_ARRAY, rng, buf))
+    return out
+
+
 def write_model(path: Path, source: Path = DEFAULT_MODEL, **override: Any) -> None:
     """A model file with ``source``'s content (the default model's), some keys replaced or
     removed."""
@@ -501,6 +523,28 @@ def test_actions_share_a_row_only_where_their_features_are_equal() -> None:
     assert merged >= 100
 
 
+def test_each_product_feature_is_its_factors_times_the_context() -> None:
+    """The screen folds each product feature's weights into its factors' (PRODUCTS):
+    for every action, a product feature must equal the sum of its factors times their
+    context numbers, over positions where each product feature is non-zero somewhere
+    (passes, bets, bombs, the heuristic's choice); and the factors hold no product."""
+    from strategies.learned_features import FACTORS, PRODUCTS, context
+
+    assert not set(FACTORS.tolist()) & set(PRODUCTS[:, 0].tolist())
+    assert len(FACTORS) + len(set(PRODUCTS[:, 0].tolist())) == N_FEATURES
+    nonzero = np.zeros(N_FEATURES, dtype=bool)
+    for st in positions(30, seed=13) + heuristic_positions():
+        legal, f = features_of(st)
+        obs = S.observe(st, st[L.S_TO_ACT])
+        ctx = context(obs, legal, len(legal))
+        want = np.zeros_like(f)
+        for j, factor, slot in PRODUCTS:
+            want[:, j] += f[:, factor] * ctx[slot]
+        np.testing.assert_allclose(f[:, PRODUCTS[:, 0]], want[:, PRODUCTS[:, 0]], rtol=1e-12)
+        nonzero |= np.any(f != 0, axis=0)
+    assert nonzero[PRODUCTS[:, 0]].all(), np.array(FEATURES)[~nonzero]
+
+
 def test_each_player_count_plays_its_own_weights(tmp_path: Path) -> None:
     """A model whose 3-player row is flipped plays the shipped model's 2-player actions
     and the flipped model's 3-player ones."""
@@ -602,8 +646,9 @@ def test_learned_plays_the_first_best_of_its_scores_for_every_model(tmp_path: Pa
 
 
 def test_the_screen_bounds_hold_every_exact_score(tmp_path: Path) -> None:
-    """The bounds learned screens a large decision with (matrix products, whose sums
-    may round otherwise than the kernel's, and a stand-in for tanh) hold each action's
+    """The bounds learned screens a large decision with (matrix products over the
+    factor features with the products' weights folded in, whose sums may round otherwise
+    than the kernel's, and a stand-in for tanh) hold each action's
     exact score — the score score_actions gives — for every shipped model with a hidden
     layer, a random one with saturated units, and the same on a scale of millions; and
     they are tight enough to screen: most large decisions leave out most actions."""
@@ -614,7 +659,7 @@ def test_the_screen_bounds_hold_every_exact_score(tmp_path: Path) -> None:
         context,
         heuristic_listed,
         score_actions,
-        screen_bounds,
+        screen_rows,
     )
     from strategies.network import layer
 
@@ -641,7 +686,7 @@ def test_the_screen_bounds_hold_every_exact_score(tmp_path: Path) -> None:
                 action_features(obs, ctx, buf[i], h, xs[i])
             off, w_in, b_in, w_out = layer(params, np.int64(st[L.S_NP]))
             upper, lower = np.empty(n), np.empty(n)
-            screen_bounds(xs, params, off, w_in, b_in, w_out, upper, lower)
+            screen_rows(xs, ctx, params, off, w_in, b_in, w_out, upper, lower)
             assert np.all(lower <= scores[:n]) and np.all(scores[:n] <= upper)
             screened += int(np.sum(upper < lower.max())) >= n // 2
     assert large >= 50
