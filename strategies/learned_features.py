@@ -232,6 +232,16 @@ def context(obs, buf, n):
     return ctx
 
 
+#: the lowest bit of each rank's five suit bits
+RANK_LOW_BITS = sum(1 << (5 * r) for r in range(9))
+
+
+@njit(cache=True, inline="always")
+def ranks_held(cards):
+    """The lowest bit of each rank's five suit bits set where ``cards`` holds that rank."""
+    return (cards | (cards >> 1) | (cards >> 2) | (cards >> 3) | (cards >> 4)) & RANK_LOW_BITS
+
+
 @njit(cache=True)
 def beatable(ctx, t, rank, width, length, ncards):
     """Whether one opponent could beat a set or sequence with the same shape and a higher
@@ -352,17 +362,10 @@ def action_features(obs, ctx, m, h, out):
     hand = obs[K.S_HAND + seat] & K.SUIT_ALL
     played = cards & K.SUIT_ALL
     after = hand & ~played
-    groups = 0
-    singles = 0
-    broken = 0
-    for rr in range(9):
-        g = (after >> (5 * rr)) & 31
-        if g != 0:
-            groups += 1
-            if K.popcount(g) == 1:
-                singles += 1
-            if (played >> (5 * rr)) & 31:
-                broken += 1
+    held = ranks_held(after)
+    groups = K.popcount(held)
+    singles = groups - K.popcount(ranks_held(after & (after - held)))  # x & (x - 1) per rank
+    broken = K.popcount(held & ranks_held(played))
     out[20] = groups / 9.0
     out[21] = broken / 2.0
     out[22] = singles / 9.0
@@ -392,11 +395,8 @@ def action_features(obs, ctx, m, h, out):
             above += ctx[C_UNSEEN + rr - 2]
         if ctx[C_UNSEEN_TOTAL] > 0:
             out[59] = above / ctx[C_UNSEEN_TOTAL]
-    high = 0
-    for rr in range(9):
-        if rr + 2 > ctx[C_MAX_UNSEEN]:
-            high += K.popcount((after >> (5 * rr)) & 31)
-    out[62] = high / 5.0
+    low = 5 * max(0, int(ctx[C_MAX_UNSEEN]) - 1)  # the first rank above every unseen card
+    out[62] = K.popcount(after & ((K.SUIT_ALL >> low) << low)) / 5.0
 
 
 @njit(cache=True)

@@ -545,6 +545,37 @@ def test_each_product_feature_is_its_factors_times_the_context() -> None:
     assert nonzero[PRODUCTS[:, 0]].all(), np.array(FEATURES)[~nonzero]
 
 
+def test_the_hand_shape_features_count_ranks_as_a_python_walk_does() -> None:
+    """groups_after, breaks_group, singles_after and high_after against a walk over the
+    ranks here: the hand's rank groups left after each play, the groups the play broke
+    but left, the ranks left single, and the cards left above every unseen card; over
+    positions where each count is above 0 somewhere."""
+    from haggis_sim import kernel as K
+    from strategies.learned_features import C_MAX_UNSEEN, context
+
+    seen = np.zeros(4, dtype=int)
+    for st in positions(30, seed=17) + heuristic_positions():
+        legal, f = features_of(st)
+        obs = S.observe(st, st[L.S_TO_ACT])
+        ctx = context(obs, legal, len(legal))
+        hand = int(obs[L.S_HAND + int(st[L.S_TO_ACT])]) & L.SUIT_ALL
+        for i, m in enumerate(legal):
+            if int(K.move_type(m)) not in (K.T_SET, K.T_SEQ, K.T_BOMB):
+                continue
+            played = int(m) & L.SUIT_ALL
+            left = [((hand & ~played) >> (5 * r)) & 31 for r in range(9)]
+            counts = (
+                sum(1 for g in left if g),
+                sum(1 for r, g in enumerate(left) if g and (played >> (5 * r)) & 31),
+                sum(1 for g in left if bin(g).count("1") == 1),
+                sum(bin(g).count("1") for r, g in enumerate(left) if r + 2 > ctx[C_MAX_UNSEEN]),
+            )
+            want = (counts[0] / 9.0, counts[1] / 2.0, counts[2] / 9.0, counts[3] / 5.0)
+            assert tuple(f[i, [20, 21, 22, 62]]) == want, hex(int(m))
+            seen += np.array(counts) > 0
+    assert np.all(seen > 0), seen
+
+
 def test_each_player_count_plays_its_own_weights(tmp_path: Path) -> None:
     """A model whose 3-player row is flipped plays the shipped model's 2-player actions
     and the flipped model's 3-player ones."""
