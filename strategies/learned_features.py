@@ -553,22 +553,6 @@ def tanh_fit(x):
     return p / (((d[3] * x2 + d[2]) * x2 + d[1]) * x2 + d[0])
 
 
-@njit(cache=True, fastmath=True)
-def largest_magnitude(xs):
-    """The largest ``|x|`` in ``xs`` (finite features: the fast-math comparisons may
-    assume there is no NaN). Column by column first, a loop along each row that runs on
-    vector instructions."""
-    col = np.zeros(xs.shape[1])
-    for i in range(xs.shape[0]):
-        for j in range(xs.shape[1]):
-            a = abs(xs[i, j])
-            col[j] = a if a > col[j] else col[j]
-    big = 0.0
-    for j in range(xs.shape[1]):
-        big = col[j] if col[j] > big else big
-    return big
-
-
 @njit(cache=True)
 def fold_weights(ctx, params, off, w_in, w_lin, w_hid, mag):
     """The screen's weights over the :data:`FACTORS` columns for a decision with context
@@ -603,11 +587,12 @@ def fold_weights(ctx, params, off, w_in, w_lin, w_hid, mag):
 
 
 @njit(cache=True, error_model="numpy")
-def screen_bounds(xs, w_lin, w_hid, mag, b_in, w_out, upper, lower):
+def screen_bounds(xs, big, w_lin, w_hid, mag, b_in, w_out, upper, lower):
     """Bounds on the scores of the factor rows ``xs`` (``n`` x factors: the
-    :data:`FACTORS` columns of feature rows) into ``upper`` and ``lower``: an estimate of
-    each score, plus and minus what it can be off by. ``w_lin``, ``w_hid`` and ``mag``
-    are the decision's folded weights (:func:`fold_weights`).
+    :data:`FACTORS` columns of feature rows; ``big`` at least their largest magnitude)
+    into ``upper`` and ``lower``: an estimate of each score, plus and minus what it can be
+    off by. ``w_lin``, ``w_hid`` and ``mag`` are the decision's folded weights
+    (:func:`fold_weights`).
 
     The estimate takes the hidden units' sums and the linear term from matrix products
     (BLAS) over the folded weights: the same sums as the kernel's over whole rows, added
@@ -620,7 +605,6 @@ def screen_bounds(xs, w_lin, w_hid, mag, b_in, w_out, upper, lower):
     :data:`BOUND_MARGIN` of its magnitude."""
     n = xs.shape[0]
     nh = b_in.shape[0]
-    big = largest_magnitude(xs)
     slack = 0.0
     out_scale = 0.0
     for k in range(nh):
@@ -663,10 +647,13 @@ def screen_rows(xs, ctx, params, off, w_in, b_in, w_out, upper, lower):
     mag = np.empty(nh + 1)
     fold_weights(ctx, params, off, w_in, w_lin, w_hid, mag)
     factors = np.empty((n, nf))
+    big = 0.0
     for i in range(n):
         for c in range(nf):
-            factors[i, c] = xs[i, FACTORS[c]]
-    screen_bounds(factors, w_lin, w_hid, mag, b_in, w_out, upper, lower)
+            x = xs[i, FACTORS[c]]
+            factors[i, c] = x
+            big = max(big, abs(x))
+    screen_bounds(factors, big, w_lin, w_hid, mag, b_in, w_out, upper, lower)
 
 
 @njit(cache=True)
