@@ -527,10 +527,11 @@ def test_each_product_feature_is_its_factors_times_the_context() -> None:
     """The screen folds each product feature's weights into its factors' (PRODUCTS):
     for every action, a product feature must equal the sum of its factors times their
     context numbers, over positions where each product feature is non-zero somewhere
-    (passes, bets, bombs, the heuristic's choice); and the factors hold no product."""
-    from strategies.learned_features import FACTORS, PRODUCTS, context
+    (passes, bets, bombs, the heuristic's choice); and no factor is itself a product."""
+    from strategies.learned_features import FACTOR_COLUMN, FACTORS, PRODUCTS, context
 
     assert not set(FACTORS.tolist()) & set(PRODUCTS[:, 0].tolist())
+    assert np.all(FACTOR_COLUMN[PRODUCTS[:, 1]] >= 0)  # a product of factors, not of products
     assert len(FACTORS) + len(set(PRODUCTS[:, 0].tolist())) == N_FEATURES
     nonzero = np.zeros(N_FEATURES, dtype=bool)
     for st in positions(30, seed=13) + heuristic_positions():
