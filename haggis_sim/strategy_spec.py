@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from .errors import InputError
 
 #: the meaning of a spec's parameters today. 1: recorded where no spec version is named;
-#: 2: today's parameters (the migration table lifts 1 to 2)
-SPEC_VERSION = 2
+#: 2: with mcts's prior, mix, qinit and horizon; 3: today's parameters, with mcts's sure
+#: (the migration table lifts each version to the next)
+SPEC_VERSION = 3
 #: the version of a spec recorded where no version is named: a manifest without
 #: ``spec_version``, an experiment summary, a model file's provenance. A recorded spec
 #: writes every parameter out, so reading a later one at this version changes nothing

@@ -280,6 +280,16 @@ HORIZON_PARAM = Param(
     1000,
 )
 
+SURE_PARAM = Param(
+    "sure",
+    float,
+    0.0,
+    "with prior=learned: a decision whose prior gives one move at least this probability "
+    "plays that move without searching (0: always search; docs/strategies.md)",
+    0.0,
+    1.0,
+)
+
 
 def bind_model(strategy: Strategy, value: bool = False) -> LearnedModel:
     """Load the model that ``strategy``'s ``model`` value names and pin it in the values
@@ -334,6 +344,7 @@ MCTS_NEUTRAL: dict[str, Any] = {
     "mix": 1.0,
     "qinit": 0.0,
     "horizon": 0,
+    "sure": 0.0,
 }
 
 
@@ -410,6 +421,7 @@ class MctsStrategy(CompiledStrategy):
         MIX_PARAM,
         QINIT_PARAM,
         HORIZON_PARAM,
+        SURE_PARAM,
     )
     compiled_id = kernels.MCTS_ID
 
@@ -427,10 +439,11 @@ class MctsStrategy(CompiledStrategy):
     def check_values(self) -> None:
         """Settle the parameters that cannot act, and refuse them when given otherwise.
 
-        With prior=none no model is read (model, sha) and nothing starts the root's
-        moves (qinit); without value=net no value model is read (vmodel, vsha) and there
-        is no estimate to mix (mix), to start moves from (qinit) or to end a cut rollout
-        with (horizon); with mix=1 no rollout is played (horizon). Such a parameter takes
+        With prior=none no model is read (model, sha), nothing starts the root's
+        moves (qinit) and no prior can be sure (sure); without value=net no value model
+        is read (vmodel, vsha) and there is no estimate to mix (mix), to start moves from
+        (qinit) or to end a cut rollout with (horizon); with mix=1 no rollout is played
+        (horizon). Such a parameter takes
         its neutral value (:data:`MCTS_NEUTRAL`) when unsaid and is refused
         (InertParameterError) when given another. A spec recorded at an older spec
         version is lifted to today's parameters by :mod:`strategies.migrations`.
@@ -440,6 +453,7 @@ class MctsStrategy(CompiledStrategy):
         if v["prior"] == "none":
             inert["model"] = inert["sha"] = ("no model is read", "prior=none")
             inert["qinit"] = ("it starts the moves PUCT ranks by the prior", "prior=none")
+            inert["sure"] = ("there is no prior to be sure of", "prior=none")
         if v["value"] != "net":
             cause = f"value={v['value']}"
             inert["vmodel"] = inert["vsha"] = ("no value model is read", cause)

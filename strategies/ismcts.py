@@ -26,7 +26,9 @@ that rollout stops after ``horizon`` moves and is valued by the network where it
 each of the root's likeliest moves starts with ``qinit`` virtual visits at the network's
 estimate of the position after it, as the searcher sees it (:func:`root_values`), so a
 small budget is not spent confirming what the value already says (docs/models.md
-measures it). Each node keeps the reward of
+measures it). With ``sure`` above 0 (and the prior), a decision whose prior gives one
+move at least that probability plays it without searching: the iterations go to the
+decisions the prior is unsure of. Each node keeps the reward of
 the seat that moved into it. The move played is the most visited root child. A bet is
 chosen by scoring every bet option the rules allow, and not betting, with forced root
 children (:func:`choose_bet`): the rollouts (or the leaf value, which sees the bets)
@@ -85,6 +87,7 @@ M_VSHA = MCTS_PARAMS.index("vsha")  # free text: the slot stays 0
 M_MIX = MCTS_PARAMS.index("mix")
 M_QINIT = MCTS_PARAMS.index("qinit")
 M_HORIZON = MCTS_PARAMS.index("horizon")
+M_SURE = MCTS_PARAMS.index("sure")
 # After the named slots: the length of the value model's parameter array (0 unless
 # value=net), that array (value_features.value_logit), then, with prior=learned, the
 # prior model's parameter array (learned_features.score_actions); see value_params and
@@ -389,7 +392,9 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
     deeper nodes look their legal actions up in a stamped hash table sized on demand.
     With ``prior=learned`` the root's child is chosen by :func:`_puct_pick` over all of
     its legal moves (the model's weights: :func:`prior_params`), with ``qinit`` and
-    ``value=net`` starting from :func:`root_values`.
+    ``value=net`` starting from :func:`root_values`; with ``sure`` above 0 and a prior
+    whose favourite has at least that probability, there is no search: the favourite is
+    the root's one child, with one visit, and no random number is drawn.
     """
     seat = obs[K.S_TO_ACT]
     iters = max(1, np.int64(params[M_ITERS]))
@@ -440,6 +445,13 @@ def search_root(obs, params, rng, buf, stop_early, out_moves, out_visits):
     root_sum = 0.0
     root_q = np.zeros(k0, dtype=np.float64)
     root_n = np.zeros(k0, dtype=np.float64)  # virtual visits at root_q (qinit)
+    if use_prior and k0 > 1 and params[M_SURE] > 0:
+        top = np.argmax(root_prior)  # the first of equals
+        if root_prior[top] >= params[M_SURE]:
+            # sure: the prior's favourite is played unsearched, as a root with one visit
+            out_moves[0] = root_moves[top]
+            out_visits[0] = 1.0
+            return 1
     if use_prior and params[M_QINIT] > 0 and value == VALUE_NET:
         scored = root_values(obs, root_moves, root_prior, vparams, scratch, rng, unseen,
                              st.copy(), st, root_q)  # fmt: skip

@@ -10,7 +10,7 @@ Python API) is at today's version and is left as written.
 
 >>> old = hs.StrategySpec.parse("mcts:iters=64,value=net,prior=learned", version=1)
 >>> migrate(old).text
-'mcts:iters=64,value=net,prior=learned,mix=1.0,qinit=0.0,horizon=0'
+'mcts:iters=64,value=net,prior=learned,mix=1.0,qinit=0.0,horizon=0,sure=0.0'
 >>> migrate(hs.StrategySpec.parse("mcts:iters=64")).text
 'mcts:iters=64'
 """
@@ -25,9 +25,11 @@ import haggis_sim as hs
 #: value that replays a recording without it. Version 1 -> 2: mcts's prior (none:
 #: UCB without a model), its leaf mix of value model and rollout (1.0: rollouts only), its
 #: root's start from the value model (0.0: none) and its rollout horizon (0: to the end of
-#: the round)
+#: the round). Version 2 -> 3: mcts's skip of the decisions its prior is sure of (0.0:
+#: every decision searched)
 ADDED: Mapping[tuple[str, int], Mapping[str, str]] = {
     ("mcts", 1): {"prior": "none", "mix": "1.0", "qinit": "0.0", "horizon": "0"},
+    ("mcts", 2): {"sure": "0.0"},
 }
 
 

@@ -42,7 +42,7 @@ WILD_SPENT_POINTS = 10.0
 # weights follow the slots (``MctsStrategy.param_array``).
 MCTS_PARAMS = (
     "iters", "c", "rollout", "ms", "value", "bets", "prior", "model", "sha", "vmodel", "vsha",
-    "mix", "qinit", "horizon",
+    "mix", "qinit", "horizon", "sure",
 )  # fmt: skip
 #: how many root moves (those with the highest prior) qinit gives a starting value
 MCTS_QINIT_MOVES = 16

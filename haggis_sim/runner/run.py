@@ -519,7 +519,10 @@ def _extended_manifest(config: RunConfig, run_dir: Path) -> Manifest:
     stored = verified_config(run_dir, manifest)
     _, strategies = config.validate()
     asked = replace(config, strategies=tuple(s.spec for s in strategies)).as_dict()
-    have = stored.as_dict()
+    # the recorded specs as today writes them: one recorded at an older spec version names
+    # fewer parameters, and the migration table supplies those it played with
+    _, recorded = stored.validate()
+    have = replace(stored, strategies=tuple(s.spec for s in recorded)).as_dict()
     for key in GAME_KEYS:
         if key != "games" and _canon(asked[key]) != _canon(have[key]):
             raise RunError(

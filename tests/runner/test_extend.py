@@ -167,3 +167,30 @@ def test_interrupted_extension_completes_when_extended_again(fresh: Path, tmp_pa
         extend(config(100), out)  # the interrupted extension already asked for 150
     extend(config(150), out)
     assert_same_run(out, fresh)
+
+
+def test_a_run_recorded_at_an_older_spec_version_extends(tmp_path: Path) -> None:
+    """A run whose manifest recorded its specs at spec version 2 (before mcts's ``sure``,
+    so without it) grows with the spec typed today: the recorded spec, lifted by the
+    migration table, is the same search. Another ``sure`` is still refused."""
+    from haggis_sim.logs.manifest import config_digest
+
+    search = "mcts:iters=2,value=game,model=gen2"
+    out = tmp_path / "run"
+    execute(config(20, strategies=["greedy", search], chunk_size=10), out)
+    data = manifest(out)
+    data["config"]["strategies"] = [
+        s.replace(",sure=0.0", "") for s in data["config"]["strategies"]
+    ]
+    for entry in data["strategies"]:
+        entry["spec"] = entry["spec"].replace(",sure=0.0", "")
+        entry["params"].pop("sure", None)
+    assert "sure" not in json.dumps(data)
+    data["spec_version"] = 2
+    data["config_digest"] = config_digest(data["config"])
+    (out / "manifest.json").write_text(json.dumps(data))
+    with pytest.raises(RunError, match="another strategies"):
+        extend(config(30, strategies=["greedy", search + ",sure=0.5"], chunk_size=10), out)
+    final = extend(config(30, strategies=["greedy", search], chunk_size=10), out)
+    assert final.status == "complete" and final.games == 30
+    assert tables(out)["games"]["game_id"].to_list() == list(range(30))

@@ -56,11 +56,14 @@ def test_bare_mcts_is_the_candidate_the_benchmarks_measured() -> None:
 
 
 def test_the_rollout_search_is_recorded_as_the_old_default_was() -> None:
-    """ROLLOUT_MCTS written out is, letter for letter, what bare mcts recorded before, and
-    that recorded spec replays as the same strategy (same parameter array)."""
-    assert spec(ROLLOUT_MCTS) == OLD_DEFAULT_RECORDED
-    assert spec(OLD_DEFAULT_RECORDED) == OLD_DEFAULT_RECORDED
-    a, b = strategies.make(ROLLOUT_MCTS), strategies.make(OLD_DEFAULT_RECORDED)
+    """ROLLOUT_MCTS written out is, letter for letter, what bare mcts recorded before with
+    the parameters added since at the values it played with (``sure=0.0``), and that
+    recorded spec, read at its version, replays as the same strategy (same parameter
+    array)."""
+    recorded = StrategySpec.parse(OLD_DEFAULT_RECORDED, version=2)
+    assert spec(ROLLOUT_MCTS) == OLD_DEFAULT_RECORDED + ",sure=0.0" == migrate(recorded).text
+    assert strategies.make(recorded).spec == spec(ROLLOUT_MCTS)
+    a, b = strategies.make(ROLLOUT_MCTS), strategies.make(recorded)
     assert np.array_equal(a.param_array(), b.param_array())
     assert not np.array_equal(a.param_array(), strategies.make("mcts").param_array())
 
@@ -79,7 +82,7 @@ def test_bare_learned_plays_mix6_and_the_third_generation_keeps_its_names() -> N
     [
         ("mcts:value=game", {"mix": 1.0, "qinit": 0.0, "horizon": 0, "vsha": ""}),
         ("mcts:value=round", {"mix": 1.0, "qinit": 0.0, "horizon": 0}),
-        ("mcts:prior=none", {"model": "gen2", "sha": "", "qinit": 0.0, "mix": 0.5}),
+        ("mcts:prior=none", {"model": "gen2", "sha": "", "qinit": 0.0, "mix": 0.5, "sure": 0.0}),
         ("mcts:mix=1", {"horizon": 0, "qinit": 3.0}),
         ("mcts:value=game,mix=1.0,qinit=0.0,horizon=0", {"mix": 1.0, "qinit": 0.0}),
     ],
@@ -100,6 +103,7 @@ def test_an_inert_parameter_left_unsaid_takes_its_neutral_value(
         ("mcts:value=round,vmodel=vgen1x", "vmodel=vgen1x"),
         ("mcts:prior=none,model=mix5", "model=mix5"),
         ("mcts:prior=none,qinit=3", "qinit=3.0"),
+        ("mcts:prior=none,sure=0.8", "sure=0.8"),
         ("mcts:mix=1,horizon=5", "horizon=5"),
         ("mcts:value=game,horizon=5", "horizon=5"),
     ],

@@ -35,7 +35,9 @@ after it, so ``mix=1`` is the ``value=net`` search as it was. When ``qinit`` arr
 and the rounds and moves did not, so ``qinit=0`` is the search as it was. When ``horizon``
 arrived (2026-12-02) the games tables' digests changed once more (the spec lists
 ``horizon=0``) and the rounds and moves did not, so ``horizon=0`` (a rollout to the end
-of the round) is the search as it was. A deliberate change
+of the round) is the search as it was. When ``sure`` arrived the games tables' digests
+changed once more (the spec lists ``sure=0.0``) and the rounds and moves did not, so
+``sure=0`` is the search as it was. A deliberate change
 must update DIGESTS and POSITION_DIGESTS with this comment.
 """
 
@@ -133,37 +135,37 @@ DIGESTS_D124337: dict[str, dict[str, str]] = {
 #: refactor must keep these.
 DIGESTS: dict[str, dict[str, str]] = {
     "greedy-mcts-2p": {
-        "games": "af17d74922ea954dc4329442c32be8fcaf3aebedbdf6cf57e7e6e3ea076a8b33",
+        "games": "924f894ebfa1ab5133a388954288a0c4e9c5733919c86f681588bfc6a93a7605",
         "rounds": "3df24629beb2a6fab5d916c7fd4588c11250d00685f7f128636a37dfe8daed69",
         "moves": "ab179805f5d92fe12a5adc82605ac27ebc1f5dac545da6f59a6f08eadeb6dc9a",
     },
     "mcts-heuristic-3p": {
-        "games": "536e6b5fc2fc3cc4c855b6dad9e26b15e022c5ec49866589d5058dd4620c5161",
+        "games": "2c91f7b731df454bb80e38947ae1f99b5e46d58ca7cb66d1db539dd7e64cacfd",
         "rounds": "faddbf69044008326fad901a4b7f095364630ef6ac545e0e7d95f60788bdf8b0",
         "moves": "97feb7fe10a0b86b96023bfeb884984ac789a357eff6a2ae1acf84e4d2ed64d5",
     },
     "mcts-random-rollout-aid-2p": {
-        "games": "aada0933d4ba0613aafecc188039ce61b3a4f067db0e37d368d31bdd86e0a6db",
+        "games": "e7c2d80b67ee4deed699482b4d8667059d7f558ba69262e26f7ae71618a43b0c",
         "rounds": "b144bea6aad47769106a564623d513ec852250ea937541566af3ad65e013f463",
         "moves": "6034f2441f031c94cabac47f52182673bb6f156c688c0461041910b516ff2a6c",
     },
     "value-net-2p": {
-        "games": "3a23f621bad2e0e589d9ea051add2b5a7e23926cf4872f349ea886b5da0d7288",
+        "games": "32806e76645ca905c9892f79ce4734ae566914ec869e265a45fa5fd8a5d79c20",
         "rounds": "52c3522382bac71cfc1eab367aac052df95c75dbfab67cfaab6aadbf65e3846b",
         "moves": "60c13aed959887e7dc8b2c5cf0c88ce6b23bdec988fb28b5554050d836312cb7",
     },
     "value-net-3p": {
-        "games": "d8705024b12b9d375f56e5374e2b34a59f2f0be1edbe403da1ede1b487bb5187",
+        "games": "5ad0e654d9dffc63cc29c5cad1b3f3adc518c5c1d2ed43381e63f4273d3a5e02",
         "rounds": "bf514b1c2a5b5963a538a2e0552ae49911b95b321a81d10415fdf1db36b2e30d",
         "moves": "f2d3494e1504fed0f27d11c68e3aa4beab53b29d636fbb1bc05980362eb910f6",
     },
     "default-mcts-2p": {
-        "games": "f3f89a5937938a3477d0a84dc601515974aa8aa4ddcc32b0acd4b62945e2dcdb",
+        "games": "28a3c7f8e6c39e95f1fd777c9af95c45aa30efd0f05ef68033006c3e82fd6672",
         "rounds": "71c687b393e7ef2c48e86d7f0d8878868eac81f8d2a520d7e545e3cf83a70c00",
         "moves": "3a8662c65dd5fcd30179f70afe85c6a2cc7d795a067a5c819cc0ba883032dda2",
     },
     "default-mcts-3p": {
-        "games": "feb1df576e0d2da8a9a619cc5a1409dd48024907057ae71e4203bd110fd7cadd",
+        "games": "e80a6a818a071db3f907d6908e5a7aac88fcd7986462caf0ccec83ddf1a9d808",
         "rounds": "3bcd9941b3c469edcc8696e9e7c4949ff8bb23f6cefe5da06e2112970638e88c",
         "moves": "d2a48c386dab2788cf7432f57fcdada477c3564136eb5371c575bff60476db83",
     },

@@ -142,6 +142,39 @@ def test_one_iteration_searches_the_priors_favourite() -> None:
     assert checked >= 50 and differ > 0
 
 
+def test_a_sure_prior_plays_its_favourite_and_an_unsure_one_searches() -> None:
+    """sure=p: where the prior's favourite has at least p, the root is that move alone,
+    with one visit and no random number drawn; elsewhere the search is sure=0's, visit
+    for visit, from the same stream."""
+    sure = strategies.make("mcts:iters=16,value=game,model=gen2,sure=0.6").param_array()
+    plain = strategies.make("mcts:iters=16,value=game,model=gen2").param_array()
+    model = load_model(PRIOR_MODEL).param_array()
+    buf = np.empty(L.MAX_MOVES, dtype=np.int64)
+    moves_a, visits_a = ismcts.root_buffers(plain)
+    moves_b, visits_b = ismcts.root_buffers(plain)
+    skipped = searched = 0
+    for i, st in enumerate(positions()):
+        obs, moves = root_plays(st)
+        if len(moves) < 2:
+            continue
+        prior = ismcts.root_policy(obs, model, moves)
+        rng = new_stream(np.int64(i))
+        before = rng.copy()
+        n = ismcts.search_root(obs, sure, rng, buf, False, moves_a, visits_a)
+        if prior.max() >= 0.6:
+            assert n == 1 and moves_a[0] == moves[int(np.argmax(prior))] and visits_a[0] == 1
+            assert np.array_equal(rng, before)
+            skipped += 1
+        else:
+            m = ismcts.search_root(obs, plain, new_stream(np.int64(i)), buf, False, moves_b,
+                                   visits_b)  # fmt: skip
+            assert n == m and visits_a[:n].sum() == 16
+            assert np.array_equal(moves_a[:n], moves_b[:m])
+            assert np.array_equal(visits_a[:n], visits_b[:m])
+            searched += 1
+    assert skipped >= 10 and searched >= 10
+
+
 def test_the_budget_spreads_over_the_priors_moves() -> None:
     """Over 64 iterations the search visits more than one root move at most positions with
     a choice (a move with a prior near 1 that keeps winning may take them all), and the
