@@ -144,6 +144,7 @@ LEGALITY_SPECS = [
     "mcts:iters=20,value=net",
     "mcts:iters=20,value=net,mix=0.5,qinit=3",
     "mcts:iters=20,value=net,mix=0.5,horizon=4",
+    "mcts:iters=12,model=mix6,qinit=0,sure=0.8",
 ]
 
 
@@ -301,6 +302,7 @@ def test_observation_array_zeroes_other_hands_and_the_haggis(
         ("mcts:iters=20,value=net,mix=1,qinit=0", 8),
         ("mcts:iters=20,value=net,mix=0.5,qinit=3", 8),
         ("mcts:iters=20,value=net,mix=0.5,horizon=4", 8),
+        ("mcts:iters=12,model=mix6,qinit=0,sure=0.8", 8),  # prior-sure decisions unsearched
         ("random:bet=0.3", 12),
         ("greedy", 12),
     ],  # fmt: skip
