@@ -78,3 +78,32 @@ def test_the_profile_names_numbas_functions_by_module_and_name(
     assert readable(local) == "numba.misc.quicksort.make_quicksort_impl._3clocals_3e.partition"
     assert readable("NRT_incref") == "NRT_incref"
     assert readable("_ZN") == "_ZN"
+
+
+@pytest.mark.parametrize("repeats", [3, 5, 7, 9, 11, 15])
+def test_the_speed_ratios_range_holds_the_median_as_often_as_it_says(
+    repeats: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``bench_speedup.median_rank``'s k and coverage, against a count over every way the
+    repeats can fall on either side of the median (each side with probability 1/2): the
+    k-th smallest and k-th largest miss the median exactly when fewer than k fall on one
+    side; the coverage is at least 93% where that is possible, and k is the largest such."""
+    from itertools import product
+
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location(
+        "bench_speedup", ROOT / "benchmarks" / "bench_speedup.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    def coverage(k: int) -> float:
+        held = sum(min(sum(s), repeats - sum(s)) >= k for s in product((0, 1), repeat=repeats))
+        return float(held) / 2**repeats
+
+    k, cover = module.median_rank(repeats)
+    assert cover == pytest.approx(coverage(k))
+    assert cover >= 0.93 or k == 1
+    assert k + 1 > repeats // 2 or coverage(k + 1) < 0.93
+    assert module.median_range([float(x) for x in range(repeats)]) == (k - 1, repeats - k)
