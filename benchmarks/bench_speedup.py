@@ -7,8 +7,9 @@ fresh subprocess with ``PYTHONPATH`` set to one tree, old and new alternating (o
 new, old, ...) so load from other processes hits both alike. Each measurement is one
 ``haggis-sim run`` as a user types it without options: revised rules, 2 players, rotated
 seats, move logs written, every core (``--jobs``, default 0). Reported per pairing: the
-median games/s of each tree, new/old, and a digest of every game's seating, winner,
-rounds and scores (equal digests: the new code played the very same games); then each
+median games/s of each tree, new/old, and a digest of every game's seating (which entry
+of the pairing sat where), winner, rounds and scores (equal digests: the new code played
+the very same games); then each
 tree's ratio of a pairing's games/s to ``greedy,greedy``'s, taken within each repeat
 (the two runs minutes apart, so the machine's slow drifts cancel) and given as the
 median of the repeats with a distribution-free range for the median ratio
@@ -51,7 +52,9 @@ def child(pairing: str, games: int, jobs: int) -> dict[str, Any]:
         t0 = time.perf_counter()
         execute(config, Path(tmp) / "run")
         secs = time.perf_counter() - t0
-        columns = ["game_id", "strategy_0", "strategy_1", "winner", "rounds", "score_0", "score_1"]
+        # the seating as entries of the pairing, not spec texts: a parameter added since the
+        # baseline is written out in the new tree's specs without changing a game
+        columns = ["game_id", "entry_0", "entry_1", "winner", "rounds", "score_0", "score_1"]
         table = pl.read_parquet(Path(tmp) / "run" / "games" / "*.parquet").select(columns)
         rows = table.sort("game_id").cast(pl.Utf8).rows()
     digest = hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:12]
