@@ -443,10 +443,10 @@ class MctsStrategy(CompiledStrategy):
         moves (qinit) and no prior can be sure (sure); without value=net no value model
         is read (vmodel, vsha) and there is no estimate to mix (mix), to start moves from
         (qinit) or to end a cut rollout with (horizon); with mix=1 no rollout is played
-        (horizon). Such a parameter takes
-        its neutral value (:data:`MCTS_NEUTRAL`) when unsaid and is refused
-        (InertParameterError) when given another. A spec recorded at an older spec
-        version is lifted to today's parameters by :mod:`strategies.migrations`.
+        (horizon). Such a parameter takes its neutral value (:data:`MCTS_NEUTRAL`) when
+        unsaid and is refused (InertParameterError) when given another. A spec recorded
+        at an older spec version is lifted to today's parameters by
+        :mod:`strategies.migrations`.
         """
         v = self.values
         inert: dict[str, tuple[str, str]] = {}  # name: (why, what makes it inert)
