@@ -24,6 +24,17 @@ def _results() -> ModuleType:
     return module
 
 
+def _script(name: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """The benchmark script ``benchmarks/NAME.py`` as a module, its folder on the path
+    (the scripts import their helpers, ``_results`` and ``_trees``, from there)."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_recorded_writes_what_was_printed_under_its_provenance(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -63,14 +74,7 @@ def test_the_profile_names_numbas_functions_by_module_and_name(
     """``benchmarks/profile_compiled.py`` sums perf's samples by the function numba's
     mangled symbol names (its specialisations, which differ only after the name, count
     as one); names that are not numba's stay as they are."""
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location(
-        "profile_compiled", ROOT / "benchmarks" / "profile_compiled.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    readable = module.readable
+    readable = _script("profile_compiled", monkeypatch).readable
     first = "_ZN10strategies7network10layer_sumsB4v299B38c8tJTIeFIjxB2IKSgI4CrvQ_3dE5ArrayIdLi1E"
     other = "_ZN10strategies7network10layer_sumsB4v17B40c8tJTIeFIjxB2IKSgI4CrvSCKg1MMfAwK4LIaQ"
     assert readable(first) == readable(other) == "strategies.network.layer_sums"
@@ -90,13 +94,7 @@ def test_the_speed_ratios_range_holds_the_median_as_often_as_it_says(
     side; the coverage is at least 93% where that is possible, and k is the largest such."""
     from itertools import product
 
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location(
-        "bench_speedup", ROOT / "benchmarks" / "bench_speedup.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _script("bench_speedup", monkeypatch)
 
     def coverage(k: int) -> float:
         held = sum(min(sum(s), repeats - sum(s)) >= k for s in product((0, 1), repeat=repeats))
